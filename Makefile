@@ -1,0 +1,46 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Top-level Makefile: builds the IPoIB driver and the test modules out of
+# tree against Debian's kernel headers, and runs the test suites.
+#
+#   make                 build every module for $(KVER)
+#   make check           lint, unit tests and the VM suite; ends "N passed, N failed"
+#   make demo            two hosts on the software fabric, our driver at work
+#
+# KVER defaults to the version Debian's linux-image-amd64 points at; KDIR to
+# its headers. MODNAME renames our driver (module, rtnl kind, debugfs dir).
+
+top := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
+
+KVER ?= $(shell $(top)/tests/vm/kver)
+KDIR ?= /usr/src/linux-headers-$(KVER)
+BUILD ?= $(top)/build/$(KVER)
+KO_DIR ?= $(BUILD)/ko
+
+# Each module is built in a directory of its own under $(BUILD), made of
+# symlinks to the sources, so that one tree yields several variants.
+TEST_MODULES := sib
+
+.PHONY: all modules vm-modules clean deps check unit lint vm demo
+
+all: modules
+
+modules: $(addprefix mod-,$(TEST_MODULES))
+	@mkdir -p $(KO_DIR)
+	@for d in $(TEST_MODULES); do cp $(BUILD)/$$d/*.ko $(KO_DIR)/; done
+
+# Symlink a source directory into a build directory and run Kbuild there.
+define build_module
+	@mkdir -p $(BUILD)/$(1)
+	@for f in $(2)/*.c $(2)/*.h $(2)/Kbuild; do \
+		[ -e "$$f" ] && ln -sf "$$f" $(BUILD)/$(1)/; done; true
+	$(MAKE) -C $(KDIR) M=$(BUILD)/$(1) $(3) modules
+endef
+
+mod-sib:
+	$(call build_module,sib,$(top)/tests/sib,)
+
+vm-modules: modules
+
+clean:
+	rm -rf $(top)/build

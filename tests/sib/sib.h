@@ -1,0 +1,473 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * sib: a software InfiniBand HCA with its own fabric and subnet manager.
+ *
+ * Every sib device is an ordinary ib_device with IB link layer and virtual
+ * DMA, so ib_core, ib_mad, ib_sa, ib_cm and IPoIB run on it unmodified.  All
+ * ports of all devices hang off one fabric: a packet is "sent" by copying the
+ * sender's gather list straight into the receiver's scatter list, in the
+ * sender's context.  A built-in subnet manager owns LID 1 and answers SA
+ * queries sent to it.
+ */
+#ifndef SIB_H
+#define SIB_H
+
+#include <linux/types.h>
+#include <linux/spinlock.h>
+#include <linux/xarray.h>
+#include <linux/workqueue.h>
+#include <linux/hrtimer.h>
+#include <linux/percpu.h>
+#include <rdma/ib_verbs.h>
+
+struct seq_file;
+
+#define SIB_MAX_DEVICES		8
+#define SIB_MAX_PORTS		2	/* per device */
+#define SIB_PKEY_TABLE_LEN	16
+#define SIB_GID_TABLE_LEN	1
+#define SIB_SM_LID		1
+#define SIB_FIRST_LID		2
+#define SIB_MAX_LID		1023	/* unicast LIDs we route */
+#define SIB_MLID_BASE		0xc000
+#define SIB_MAX_MLIDS		1024	/* multicast LIDs we route */
+#define SIB_GRH_BYTES		40	/* UD receive buffers start with GRH room */
+#define SIB_MAX_SGE		32
+#define SIB_MAX_LSO_HDR		256
+#define SIB_SUBNET_PREFIX	0xfe80000000000000ULL
+#define SIB_QKEY_CONTROLLED	0x80000000
+#define SIB_SM_GUID		0x5eb1b0ff00000001ULL
+
+/* Counters per port: what crossed it, and what it refused. */
+enum sib_counter {
+	SIB_CNT_TX_PKTS,
+	SIB_CNT_TX_BYTES,
+	SIB_CNT_RX_PKTS,
+	SIB_CNT_RX_BYTES,
+	SIB_CNT_RX_MCAST_PKTS,
+	SIB_CNT_DROP_PORT_DOWN,		/* either end not ACTIVE */
+	SIB_CNT_DROP_NO_QP,		/* no such QPN, wrong type or state */
+	SIB_CNT_DROP_NO_BUFFER,		/* UD/UC with no receive posted */
+	SIB_CNT_DROP_INJECTED,		/* dropped on purpose via debugfs */
+	SIB_CNT_PKEY_VIOLATIONS,
+	SIB_CNT_QKEY_VIOLATIONS,
+	SIB_CNT_RNR_NAKS,
+	SIB_CNT_LEN_ERRORS,		/* message too long for MTU or buffer */
+	SIB_CNT_CSUM_OFFLOADS,
+	SIB_CNT_LSO_SEGMENTS,
+	SIB_NR_COUNTERS
+};
+
+struct sib_port_stats {
+	u64 cnt[SIB_NR_COUNTERS];
+};
+
+struct sib_dev;
+struct sib_qp;
+
+struct sib_port {
+	struct sib_dev *sdev;
+	u32 port_num;			/* 1-based, as ib_core counts */
+	u32 fabric_index;		/* bit in multicast forwarding masks */
+	__be64 guid;
+
+	/* Written by the SM under sib_fabric.lock; read locklessly. */
+	u16 lid;
+	enum ib_port_state state;
+	enum ib_mtu active_mtu;
+	u32 cap_flags;
+	u16 pkeys[SIB_PKEY_TABLE_LEN];
+
+	struct sib_qp __rcu *special_qp[2];	/* QP0 and QP1 */
+	struct sib_port_stats __percpu *stats;
+	struct dentry *debugfs;
+};
+
+struct sib_dev {
+	struct ib_device ibdev;
+	u32 index;
+	u32 nports;
+	struct sib_port port[SIB_MAX_PORTS];
+	struct xarray qps;		/* QPN -> sib_qp, RCU readable */
+	u32 next_qpn;
+	atomic_t nr_qps, nr_cqs, nr_srqs, nr_ahs, nr_pds, nr_mcast_attach;
+	struct dentry *debugfs;
+};
+
+struct sib_pd {
+	struct ib_pd ibpd;
+};
+
+struct sib_mr {
+	struct ib_mr ibmr;
+};
+
+/* An address handle is copied into each send, so it can die any time. */
+struct sib_av {
+	u16 dlid;
+	u8 sl;
+	u8 port_num;
+	bool has_grh;
+	u8 sgid_index;
+	u8 hop_limit;
+	u8 traffic_class;
+	u32 flow_label;
+	union ib_gid dgid;
+};
+
+struct sib_ah {
+	struct ib_ah ibah;
+	struct sib_av av;
+};
+
+struct sib_cq {
+	struct ib_cq ibcq;
+	spinlock_t lock;		/* ring, arming, moderation */
+	u32 mask;			/* ring entries - 1, a power of two */
+	u32 head, tail;			/* consumer, producer */
+	struct ib_wc *ring;
+	u8 armed;			/* IB_CQ_SOLICITED or IB_CQ_NEXT_COMP */
+	bool overflow;
+	/* Interrupt moderation (modify_cq): fire after N entries or T us. */
+	u16 moderation_count;
+	u16 moderation_usec;
+	u16 unreported;
+	struct hrtimer moderation_timer;
+};
+
+/* A ring of fixed-size work queue entries; stride holds the sge array. */
+struct sib_wq {
+	spinlock_t lock;		/* ring indices and entries */
+	u32 mask;
+	u32 head, tail;
+	u32 max_sge;
+	size_t stride;
+	void *buf;
+};
+
+struct sib_recv_wqe {
+	u64 wr_id;
+	u32 num_sge;
+	u32 length;			/* sum of sge lengths */
+	struct ib_sge sg[];
+};
+
+struct sib_srq {
+	struct ib_srq ibsrq;
+	struct sib_wq rq;
+	u32 limit;			/* armed limit, 0 when disarmed */
+};
+
+struct sib_send_wqe {
+	u64 wr_id;
+	enum ib_wr_opcode opcode;
+	int send_flags;
+	__be32 imm;
+	u32 length;
+	/* UD and GSI */
+	struct sib_av av;
+	u32 remote_qpn;
+	u32 remote_qkey;
+	u16 pkey_index;
+	/* LSO: header copied at post time, as hardware does */
+	u16 mss;
+	u16 hlen;
+	u8 *lso_hdr;
+	u32 num_sge;
+	struct ib_sge sg[];
+};
+
+struct sib_qp {
+	struct ib_qp ibqp;
+	struct sib_dev *sdev;
+	enum ib_qp_type type;
+	enum ib_qp_state state;		/* changes under sq.lock and rq.lock */
+	u32 port_num;
+	u16 pkey_index;
+	u32 qkey;
+	bool sq_sig_all;
+	bool block_mcast_loopback;
+
+	/* Connected QPs (RC, UC): the other end, from RTR. */
+	struct sib_av dest;
+	u32 dest_qpn;
+	enum ib_mtu path_mtu;
+	u8 min_rnr_timer;
+	u8 rnr_retry;
+	u8 retry_cnt;
+	u8 timeout;
+	u32 sq_psn, rq_psn;
+
+	struct sib_wq sq;
+	struct sib_wq rq;		/* unused when attached to an SRQ */
+	bool lso;			/* created with IB_QP_CREATE_IPOIB_UD_LSO */
+	bool sq_running;		/* one context drains the SQ at a time */
+	bool rnr_wait;			/* head WQE waits out an RNR NAK */
+	u8 rnr_left;			/* RNR retries left for the head WQE */
+	struct delayed_work rnr_work;
+	struct work_struct event_work;	/* last WQE reached, for SRQ users */
+
+	struct list_head mcast_list;	/* this QP's multicast attachments */
+	struct ib_qp_cap cap;
+};
+
+/*
+ * A message on the wire: what the receiving HCA sees.  The payload is the
+ * sender's gather list (kernel virtual addresses under virtual DMA).
+ */
+struct sib_pkt {
+	struct sib_port *src_port;	/* NULL when the SM sends */
+	struct sib_qp *src_qp;		/* NULL when the SM sends */
+	u16 slid, dlid;
+	u8 sl;
+	u32 src_qpn, dst_qpn;
+	u16 pkey;
+	u32 qkey;
+	bool has_grh;
+	struct ib_grh grh;
+	bool with_imm;
+	__be32 imm;
+	bool solicited;
+	u32 length;
+	u32 num_sge;
+	const struct ib_sge *sg;
+	bool csum_ok;			/* fill checksums at the receiver */
+	bool held;			/* already delayed once */
+	u8 rnr_timer;			/* out: responder's RNR NAK timer */
+};
+
+/* How a delivery went, as the sender's transport sees it. */
+enum sib_delivery {
+	SIB_DELIVERED,
+	SIB_DROPPED,			/* silently lost (UD, UC, bad keys) */
+	SIB_RNR,			/* RC: no receive buffer posted */
+	SIB_REMOTE_ERROR,		/* RC: receiver refused (length, state) */
+	SIB_NO_RESPONDER,		/* RC: nobody answers: retries run out */
+};
+
+/* A QP's membership in a multicast group, as attach_mcast made it. */
+struct sib_mcast_attach {
+	struct list_head group_link;	/* sib_mcast_group.attached, RCU */
+	struct list_head qp_link;	/* sib_qp.mcast_list */
+	struct sib_qp *qp;
+	union ib_gid mgid;
+	u16 mlid;
+	struct rcu_head rcu;
+};
+
+/*
+ * One multicast LID: the switch's forwarding mask (set by the SA on joins)
+ * and the QPs the HCAs attached.  Created on first use, freed at unload.
+ */
+struct sib_mcast_group {
+	u16 mlid;
+	unsigned long forward;		/* bits by sib_port.fabric_index */
+	struct list_head attached;
+};
+
+/* The one fabric. */
+struct sib_fabric {
+	spinlock_t lock;		/* topology, LIDs, P_Keys, MFT */
+	struct mutex ctl_mutex;		/* serialises control operations */
+	struct sib_port __rcu *by_lid[SIB_MAX_LID + 1];
+	struct sib_mcast_group __rcu *by_mlid[SIB_MAX_MLIDS];
+	struct sib_dev *devs[SIB_MAX_DEVICES];
+	u32 ndevs;
+	u32 nports;
+	struct workqueue_struct *wq;	/* SM, SA and delayed packets */
+	struct dentry *debugfs;
+
+	/* Fault injection, set through debugfs. */
+	u32 mad_delay_ms;		/* hold every MAD this long */
+	u32 mad_drop_every;		/* drop every Nth MAD, 0 = none */
+	u32 ud_drop_every;		/* drop every Nth UD data packet */
+	u32 rc_drop_every;		/* lose every Nth RC/UC message */
+	atomic_t mad_seq, ud_seq, rc_seq;
+};
+
+extern struct sib_fabric sib_fabric;
+
+/* Module parameters other files read. */
+extern unsigned int sib_port_mtu;
+extern bool sib_srq_enabled;
+extern bool sib_csum_enabled;
+extern bool sib_lso_enabled;
+
+static inline struct sib_dev *to_sdev(struct ib_device *ibdev)
+{
+	return container_of(ibdev, struct sib_dev, ibdev);
+}
+
+static inline struct sib_qp *to_sqp(struct ib_qp *ibqp)
+{
+	return container_of(ibqp, struct sib_qp, ibqp);
+}
+
+static inline struct sib_cq *to_scq(struct ib_cq *ibcq)
+{
+	return container_of(ibcq, struct sib_cq, ibcq);
+}
+
+static inline struct sib_srq *to_ssrq(struct ib_srq *ibsrq)
+{
+	return container_of(ibsrq, struct sib_srq, ibsrq);
+}
+
+static inline struct sib_ah *to_sah(struct ib_ah *ibah)
+{
+	return container_of(ibah, struct sib_ah, ibah);
+}
+
+static inline struct sib_port *sib_port(struct sib_dev *sdev, u32 port_num)
+{
+	return &sdev->port[port_num - 1];
+}
+
+static inline void sib_count(struct sib_port *port, enum sib_counter c, u64 n)
+{
+	this_cpu_add(port->stats->cnt[c], n);
+}
+
+u64 sib_counter_sum(struct sib_port *port, enum sib_counter c);
+void sib_counters_clear(struct sib_port *port);
+extern const char *const sib_counter_names[SIB_NR_COUNTERS];
+
+/* P_Key rules (sib_keys.c). */
+bool sib_pkey_valid(u16 pkey);
+bool sib_pkey_match(u16 a, u16 b);
+int sib_pkey_find(const struct sib_port *port, u16 pkey);
+u16 sib_pkey_at(const struct sib_port *port, u16 index);
+
+static inline union ib_gid sib_port_gid(const struct sib_port *port)
+{
+	union ib_gid gid;
+
+	gid.global.subnet_prefix = cpu_to_be64(SIB_SUBNET_PREFIX);
+	gid.global.interface_id = port->guid;
+	return gid;
+}
+
+static inline u32 sib_mtu_bytes(enum ib_mtu mtu)
+{
+	return ib_mtu_enum_to_int(mtu);
+}
+
+/* Verbs (sib_verbs.c, sib_cq.c, sib_qp.c, sib_srq.c, sib_post.c). */
+extern const struct ib_device_ops sib_dev_ops;
+int sib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		  struct ib_udata *udata);
+int sib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int sib_poll_cq(struct ib_cq *ibcq, int num, struct ib_wc *wc);
+int sib_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+int sib_modify_cq(struct ib_cq *ibcq, u16 count, u16 usec);
+bool sib_cq_push(struct sib_cq *cq, const struct ib_wc *wc, bool solicited);
+void sib_cq_fire(struct sib_cq *cq);
+void sib_cq_purge_qp(struct sib_cq *cq, struct sib_qp *qp);
+
+int sib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		  struct ib_udata *udata);
+int sib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		  struct ib_udata *udata);
+int sib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		 struct ib_qp_init_attr *init);
+int sib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+void sib_qp_set_error(struct sib_qp *qp);
+void sib_qp_event_work(struct work_struct *work);
+struct sib_qp *sib_qp_lookup(struct sib_port *port, u32 qpn);
+
+int sib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
+		   struct ib_udata *udata);
+int sib_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		   enum ib_srq_attr_mask mask, struct ib_udata *udata);
+int sib_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
+int sib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
+int sib_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+		      const struct ib_recv_wr **bad_wr);
+
+int sib_wq_init(struct sib_wq *wq, u32 entries, u32 max_sge, size_t hdr);
+void sib_wq_free(struct sib_wq *wq);
+int sib_wq_add_recv(struct sib_wq *wq, const struct ib_recv_wr *wr);
+
+static inline bool sib_wq_empty(const struct sib_wq *wq)
+{
+	return wq->head == wq->tail;
+}
+
+static inline u32 sib_wq_count(const struct sib_wq *wq)
+{
+	return wq->tail - wq->head;
+}
+
+static inline void *sib_wq_entry(const struct sib_wq *wq, u32 pos)
+{
+	return wq->buf + (size_t)(pos & wq->mask) * wq->stride;
+}
+
+int sib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		  const struct ib_send_wr **bad_wr);
+int sib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		  const struct ib_recv_wr **bad_wr);
+void sib_sq_run(struct sib_qp *qp);
+void sib_rnr_work(struct work_struct *work);
+void sib_flush_rq(struct sib_qp *qp);
+bool sib_lkey_ok(u32 lkey);
+void sib_av_to_attr(const struct sib_av *av, struct rdma_ah_attr *attr);
+
+int sib_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
+int sib_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
+void sib_mcast_detach_all(struct sib_qp *qp);
+
+/* The wire (sib_fabric.c). */
+enum sib_delivery sib_deliver(struct sib_pkt *pkt);
+void sib_deliver_later(const struct sib_pkt *pkt, unsigned int delay_ms);
+struct sib_port *sib_port_by_lid(u16 lid);
+struct sib_port *sib_port_by_gid(const union ib_gid *gid);
+int sib_mft_set(u16 mlid, const struct sib_port *port, bool member);
+bool sib_mft_has(u16 mlid, const struct sib_port *port);
+void sib_fabric_drop_held(void);
+void sib_fabric_free_groups(void);
+
+/* Stateless offloads done in software (sib_offload.c). */
+bool sib_csum_fill(const struct sib_pkt *pkt, struct sib_recv_wqe *wqe,
+		   u32 offset);
+int sib_lso_send(struct sib_pkt *pkt, const struct sib_send_wqe *wqe, u32 mtu);
+
+/* Subnet manager (sib_sm.c). */
+int sib_sm_add_device(struct sib_dev *sdev);
+void sib_sm_remove_device(struct sib_dev *sdev);
+void sib_sm_port_up(struct sib_port *port);
+void sib_sm_port_down(struct sib_port *port);
+int sib_sm_set_pkeys(struct sib_port *port, const u16 *pkeys, u32 n);
+int sib_sm_set_lid(struct sib_port *port, u16 lid);
+int sib_sm_set_mtu(struct sib_port *port, enum ib_mtu mtu);
+void sib_port_event(struct sib_port *port, enum ib_event_type type);
+void sib_sm_reregister_port(struct sib_port *port);
+void sib_sm_restart(void);
+
+/* Subnet administrator (sib_sa.c): a MAD reached the SM's QP1. */
+struct sib_mad_src {
+	struct sib_port *port;		/* requester's port, by SLID */
+	u16 slid;
+	u32 sqpn;
+	u16 pkey;
+	u8 sl;
+	bool has_grh;
+	union ib_gid sgid;
+};
+
+int sib_sa_init(void);
+void sib_sa_exit(void);
+void sib_sa_recv(const struct sib_mad_src *src, const void *mad, u32 len);
+void sib_sm_send_mad(const struct sib_mad_src *to, const void *mad, u32 len);
+void sib_sa_port_gone(struct sib_port *port);
+void sib_sa_reregister(void);
+int sib_sa_show_groups(struct seq_file *m, void *unused);
+int sib_sa_add_partition(u16 pkey);
+
+/* Control interface (sib_debugfs.c). */
+int sib_debugfs_init(void);
+void sib_debugfs_exit(void);
+void sib_debugfs_add_device(struct sib_dev *sdev);
+void sib_debugfs_remove_device(struct sib_dev *sdev);
+
+#endif /* SIB_H */

@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Completion queues: a ring of work completions, notification arming, and
+ * interrupt moderation (fire after N completions or T microseconds).
+ */
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include "sib.h"
+
+void sib_cq_fire(struct sib_cq *cq)
+{
+	if (cq->ibcq.comp_handler)
+		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+}
+
+static enum hrtimer_restart sib_cq_moderation_expired(struct hrtimer *timer)
+{
+	struct sib_cq *cq = container_of(timer, struct sib_cq,
+					 moderation_timer);
+	unsigned long flags;
+	bool fire = false;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	if (cq->armed && cq->unreported) {
+		cq->armed = 0;
+		cq->unreported = 0;
+		fire = true;
+	}
+	spin_unlock_irqrestore(&cq->lock, flags);
+	if (fire)
+		sib_cq_fire(cq);
+	return HRTIMER_NORESTART;
+}
+
+int sib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		  struct ib_udata *udata)
+{
+	struct sib_dev *sdev = to_sdev(ibcq->device);
+	struct sib_cq *cq = to_scq(ibcq);
+	u32 entries;
+
+	if (udata)
+		return -EOPNOTSUPP;
+	if (attr->flags)
+		return -EOPNOTSUPP;
+	if (attr->cqe < 1 || attr->cqe > sdev->ibdev.attrs.max_cqe ||
+	    attr->comp_vector >= sdev->ibdev.num_comp_vectors)
+		return -EINVAL;
+
+	entries = roundup_pow_of_two(attr->cqe);
+	cq->ring = kvcalloc(entries, sizeof(*cq->ring), GFP_KERNEL);
+	if (!cq->ring)
+		return -ENOMEM;
+	spin_lock_init(&cq->lock);
+	cq->mask = entries - 1;
+	ibcq->cqe = entries;
+	hrtimer_init(&cq->moderation_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	cq->moderation_timer.function = sib_cq_moderation_expired;
+	atomic_inc(&sdev->nr_cqs);
+	return 0;
+}
+
+int sib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
+{
+	struct sib_cq *cq = to_scq(ibcq);
+
+	hrtimer_cancel(&cq->moderation_timer);
+	kvfree(cq->ring);
+	atomic_dec(&to_sdev(ibcq->device)->nr_cqs);
+	return 0;
+}
+
+static void sib_cq_overflow(struct sib_cq *cq)
+{
+	struct ib_event ev = {
+		.device = cq->ibcq.device,
+		.element.cq = &cq->ibcq,
+		.event = IB_EVENT_CQ_ERR,
+	};
+
+	pr_warn_ratelimited("sib: %s: completion queue overflow, completions lost\n",
+			    dev_name(&cq->ibcq.device->dev));
+	if (cq->ibcq.event_handler)
+		cq->ibcq.event_handler(&ev, cq->ibcq.cq_context);
+}
+
+/*
+ * Queue one completion.  Returns true when the CQ was armed for it: the
+ * caller then calls sib_cq_fire() once it holds no sib lock.
+ */
+bool sib_cq_push(struct sib_cq *cq, const struct ib_wc *wc, bool solicited)
+{
+	unsigned long flags;
+	bool fire = false;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	if (cq->tail - cq->head > cq->mask) {
+		bool first = !cq->overflow;
+
+		cq->overflow = true;
+		spin_unlock_irqrestore(&cq->lock, flags);
+		if (first)
+			sib_cq_overflow(cq);
+		return false;
+	}
+	cq->ring[cq->tail & cq->mask] = *wc;
+	cq->tail++;
+
+	if (cq->armed == IB_CQ_NEXT_COMP ||
+	    (cq->armed == IB_CQ_SOLICITED &&
+	     (solicited || wc->status != IB_WC_SUCCESS))) {
+		if (!cq->moderation_usec) {
+			fire = true;
+		} else if (++cq->unreported >= cq->moderation_count) {
+			fire = true;
+			cq->unreported = 0;
+		} else if (!hrtimer_active(&cq->moderation_timer)) {
+			hrtimer_start(&cq->moderation_timer,
+				      ns_to_ktime(cq->moderation_usec *
+						  NSEC_PER_USEC),
+				      HRTIMER_MODE_REL);
+		}
+		if (fire)
+			cq->armed = 0;
+	}
+	spin_unlock_irqrestore(&cq->lock, flags);
+	return fire;
+}
+
+int sib_poll_cq(struct ib_cq *ibcq, int num, struct ib_wc *wc)
+{
+	struct sib_cq *cq = to_scq(ibcq);
+	unsigned long flags;
+	int n = 0;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	while (n < num && cq->head != cq->tail) {
+		wc[n++] = cq->ring[cq->head & cq->mask];
+		cq->head++;
+	}
+	spin_unlock_irqrestore(&cq->lock, flags);
+	return n;
+}
+
+int sib_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
+{
+	struct sib_cq *cq = to_scq(ibcq);
+	u8 want = flags & IB_CQ_SOLICITED_MASK;
+	unsigned long irqflags;
+	int missed = 0;
+
+	spin_lock_irqsave(&cq->lock, irqflags);
+	if (cq->armed != IB_CQ_NEXT_COMP)
+		cq->armed = want;
+	if ((flags & IB_CQ_REPORT_MISSED_EVENTS) && cq->head != cq->tail)
+		missed = 1;
+	spin_unlock_irqrestore(&cq->lock, irqflags);
+	return missed;
+}
+
+/*
+ * A period of 0 turns moderation off whatever the count: a count alone
+ * could hold the last completions of a burst forever.
+ */
+int sib_modify_cq(struct ib_cq *ibcq, u16 count, u16 usec)
+{
+	struct sib_cq *cq = to_scq(ibcq);
+	unsigned long flags;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	cq->moderation_count = max_t(u16, count, 1);
+	cq->moderation_usec = usec;
+	cq->unreported = 0;
+	spin_unlock_irqrestore(&cq->lock, flags);
+	return 0;
+}
+
+/* Drop the completions of a QP being reset or destroyed, as HCAs do. */
+void sib_cq_purge_qp(struct sib_cq *cq, struct sib_qp *qp)
+{
+	unsigned long flags;
+	u32 from, to;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	to = cq->tail;
+	for (from = cq->tail; from != cq->head; ) {
+		from--;
+		if (cq->ring[from & cq->mask].qp == &qp->ibqp)
+			continue;
+		to--;
+		if (to != from)
+			cq->ring[to & cq->mask] = cq->ring[from & cq->mask];
+	}
+	cq->head = to;
+	spin_unlock_irqrestore(&cq->lock, flags);
+}

@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The control interface tests drive, under /sys/kernel/debug/sib/:
+ *
+ *   mad_delay_ms, mad_drop_every,      fault injection for the whole fabric
+ *   ud_drop_every, rc_drop_every
+ *   sm_restart                         write: every port must rejoin
+ *   sa_groups                          the SA's multicast groups and members
+ *   ports                              one line per port
+ *   sibN/portP/state                   ACTIVE or DOWN; write up or down
+ *   sibN/portP/lid, mtu, pkeys         read and change
+ *   sibN/portP/event                   write an event name to raise it
+ *   sibN/portP/counters                traffic and drops; write 0 to clear
+ *   sibN/resources                     verbs objects in use
+ */
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include "sib.h"
+
+#define SIB_CTL_MAX	256
+
+static const char *state_name(enum ib_port_state state)
+{
+	return state == IB_PORT_ACTIVE ? "ACTIVE" : "DOWN";
+}
+
+static char *read_user(const char __user *ubuf, size_t len)
+{
+	if (len >= SIB_CTL_MAX)
+		return ERR_PTR(-EINVAL);
+	return memdup_user_nul(ubuf, len);
+}
+
+/* A port attribute file: show() and an optional store(). */
+#define SIB_PORT_FILE(name)						\
+static int name##_open(struct inode *inode, struct file *file)		\
+{									\
+	return single_open(file, name##_show, inode->i_private);	\
+}									\
+static ssize_t name##_write(struct file *file, const char __user *ubuf,	\
+			    size_t len, loff_t *ppos)			\
+{									\
+	struct sib_port *port = file_inode(file)->i_private;		\
+	char *buf = read_user(ubuf, len);				\
+	int ret;							\
+									\
+	if (IS_ERR(buf))						\
+		return PTR_ERR(buf);					\
+	mutex_lock(&sib_fabric.ctl_mutex);				\
+	ret = name##_store(port, strim(buf));				\
+	mutex_unlock(&sib_fabric.ctl_mutex);				\
+	kfree(buf);							\
+	return ret ? ret : len;						\
+}									\
+static const struct file_operations name##_fops = {			\
+	.owner = THIS_MODULE,						\
+	.open = name##_open,						\
+	.read = seq_read,						\
+	.write = name##_write,						\
+	.llseek = seq_lseek,						\
+	.release = single_release,					\
+}
+
+static int state_show(struct seq_file *m, void *unused)
+{
+	struct sib_port *port = m->private;
+
+	seq_printf(m, "%s\n", state_name(READ_ONCE(port->state)));
+	return 0;
+}
+
+static int state_store(struct sib_port *port, char *buf)
+{
+	if (!strcmp(buf, "up"))
+		sib_sm_port_up(port);
+	else if (!strcmp(buf, "down"))
+		sib_sm_port_down(port);
+	else
+		return -EINVAL;
+	return 0;
+}
+
+SIB_PORT_FILE(state);
+
+static int lid_show(struct seq_file *m, void *unused)
+{
+	struct sib_port *port = m->private;
+
+	seq_printf(m, "%u\n", READ_ONCE(port->lid));
+	return 0;
+}
+
+static int lid_store(struct sib_port *port, char *buf)
+{
+	u16 lid;
+
+	if (kstrtou16(buf, 0, &lid))
+		return -EINVAL;
+	return sib_sm_set_lid(port, lid);
+}
+
+SIB_PORT_FILE(lid);
+
+static int mtu_show(struct seq_file *m, void *unused)
+{
+	struct sib_port *port = m->private;
+
+	seq_printf(m, "%u\n", sib_mtu_bytes(READ_ONCE(port->active_mtu)));
+	return 0;
+}
+
+static int mtu_store(struct sib_port *port, char *buf)
+{
+	unsigned int bytes;
+	int mtu;
+
+	if (kstrtouint(buf, 0, &bytes))
+		return -EINVAL;
+	mtu = ib_mtu_int_to_enum(bytes);
+	if (mtu < 0 || sib_mtu_bytes(mtu) != bytes)
+		return -EINVAL;
+	return sib_sm_set_mtu(port, mtu);
+}
+
+SIB_PORT_FILE(mtu);
+
+static int pkeys_show(struct seq_file *m, void *unused)
+{
+	struct sib_port *port = m->private;
+	int i;
+
+	for (i = 0; i < SIB_PKEY_TABLE_LEN; i++)
+		seq_printf(m, "%s0x%04x", i ? " " : "",
+			   sib_pkey_at(port, i));
+	seq_puts(m, "\n");
+	return 0;
+}
+
+/* "0xffff 0x8001 ..." or comma separated: the new table, in order. */
+static int pkeys_store(struct sib_port *port, char *buf)
+{
+	u16 table[SIB_PKEY_TABLE_LEN];
+	u32 n = 0;
+	char *tok;
+
+	while ((tok = strsep(&buf, " ,\t\n")) != NULL) {
+		if (!*tok)
+			continue;
+		if (n == SIB_PKEY_TABLE_LEN || kstrtou16(tok, 0, &table[n]))
+			return -EINVAL;
+		n++;
+	}
+	return sib_sm_set_pkeys(port, table, n);
+}
+
+SIB_PORT_FILE(pkeys);
+
+static const struct {
+	const char *name;
+	enum ib_event_type type;
+} port_events[] = {
+	{ "sm_change", IB_EVENT_SM_CHANGE },
+	{ "lid_change", IB_EVENT_LID_CHANGE },
+	{ "pkey_change", IB_EVENT_PKEY_CHANGE },
+	{ "gid_change", IB_EVENT_GID_CHANGE },
+	{ "port_err", IB_EVENT_PORT_ERR },
+	{ "port_active", IB_EVENT_PORT_ACTIVE },
+};
+
+static int event_show(struct seq_file *m, void *unused)
+{
+	int i;
+
+	seq_puts(m, "client_reregister");
+	for (i = 0; i < ARRAY_SIZE(port_events); i++)
+		seq_printf(m, " %s", port_events[i].name);
+	seq_puts(m, "\n");
+	return 0;
+}
+
+static int event_store(struct sib_port *port, char *buf)
+{
+	int i;
+
+	if (!strcmp(buf, "client_reregister")) {
+		sib_sm_reregister_port(port);
+		return 0;
+	}
+	for (i = 0; i < ARRAY_SIZE(port_events); i++) {
+		if (!strcmp(buf, port_events[i].name)) {
+			sib_port_event(port, port_events[i].type);
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+SIB_PORT_FILE(event);
+
+static int counters_show(struct seq_file *m, void *unused)
+{
+	struct sib_port *port = m->private;
+	int c;
+
+	for (c = 0; c < SIB_NR_COUNTERS; c++)
+		seq_printf(m, "%s %llu\n", sib_counter_names[c],
+			   sib_counter_sum(port, c));
+	return 0;
+}
+
+static int counters_store(struct sib_port *port, char *buf)
+{
+	if (strcmp(buf, "0"))
+		return -EINVAL;
+	sib_counters_clear(port);
+	return 0;
+}
+
+SIB_PORT_FILE(counters);
+
+static int resources_show(struct seq_file *m, void *unused)
+{
+	struct sib_dev *sdev = m->private;
+
+	seq_printf(m, "qps %d\ncqs %d\nsrqs %d\nahs %d\npds %d\nmcast_attach %d\n",
+		   atomic_read(&sdev->nr_qps), atomic_read(&sdev->nr_cqs),
+		   atomic_read(&sdev->nr_srqs), atomic_read(&sdev->nr_ahs),
+		   atomic_read(&sdev->nr_pds),
+		   atomic_read(&sdev->nr_mcast_attach));
+	return 0;
+}
+
+DEFINE_SHOW_ATTRIBUTE(resources);
+
+static int ports_show(struct seq_file *m, void *unused)
+{
+	u32 d, p;
+
+	for (d = 0; d < sib_fabric.ndevs; d++) {
+		struct sib_dev *sdev = sib_fabric.devs[d];
+
+		for (p = 1; p <= sdev->nports; p++) {
+			struct sib_port *port = sib_port(sdev, p);
+
+			seq_printf(m, "%s port %u lid %u state %s mtu %u guid %016llx pkey0 0x%04x\n",
+				   dev_name(&sdev->ibdev.dev), p,
+				   READ_ONCE(port->lid),
+				   state_name(READ_ONCE(port->state)),
+				   sib_mtu_bytes(READ_ONCE(port->active_mtu)),
+				   be64_to_cpu(port->guid),
+				   sib_pkey_at(port, 0));
+		}
+	}
+	return 0;
+}
+
+DEFINE_SHOW_ATTRIBUTE(ports);
+
+static int sa_groups_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, sib_sa_show_groups, NULL);
+}
+
+static const struct file_operations sa_groups_fops = {
+	.owner = THIS_MODULE,
+	.open = sa_groups_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
+static ssize_t sm_restart_write(struct file *file, const char __user *ubuf,
+				size_t len, loff_t *ppos)
+{
+	mutex_lock(&sib_fabric.ctl_mutex);
+	sib_sm_restart();
+	mutex_unlock(&sib_fabric.ctl_mutex);
+	return len;
+}
+
+static const struct file_operations sm_restart_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = sm_restart_write,
+	.llseek = noop_llseek,
+};
+
+int sib_debugfs_init(void)
+{
+	struct dentry *root = debugfs_create_dir("sib", NULL);
+
+	sib_fabric.debugfs = root;
+	debugfs_create_u32("mad_delay_ms", 0644, root, &sib_fabric.mad_delay_ms);
+	debugfs_create_u32("mad_drop_every", 0644, root,
+			   &sib_fabric.mad_drop_every);
+	debugfs_create_u32("ud_drop_every", 0644, root,
+			   &sib_fabric.ud_drop_every);
+	debugfs_create_u32("rc_drop_every", 0644, root,
+			   &sib_fabric.rc_drop_every);
+	debugfs_create_file("sm_restart", 0200, root, NULL, &sm_restart_fops);
+	debugfs_create_file("sa_groups", 0444, root, NULL, &sa_groups_fops);
+	debugfs_create_file("ports", 0444, root, NULL, &ports_fops);
+	return 0;
+}
+
+void sib_debugfs_exit(void)
+{
+	debugfs_remove_recursive(sib_fabric.debugfs);
+}
+
+void sib_debugfs_add_device(struct sib_dev *sdev)
+{
+	struct dentry *dir;
+	char name[16];
+	u32 p;
+
+	dir = debugfs_create_dir(dev_name(&sdev->ibdev.dev), sib_fabric.debugfs);
+	sdev->debugfs = dir;
+	debugfs_create_file("resources", 0444, dir, sdev, &resources_fops);
+	for (p = 1; p <= sdev->nports; p++) {
+		struct sib_port *port = sib_port(sdev, p);
+		struct dentry *pd;
+
+		snprintf(name, sizeof(name), "port%u", p);
+		pd = debugfs_create_dir(name, dir);
+		port->debugfs = pd;
+		debugfs_create_file("state", 0644, pd, port, &state_fops);
+		debugfs_create_file("lid", 0644, pd, port, &lid_fops);
+		debugfs_create_file("mtu", 0644, pd, port, &mtu_fops);
+		debugfs_create_file("pkeys", 0644, pd, port, &pkeys_fops);
+		debugfs_create_file("event", 0644, pd, port, &event_fops);
+		debugfs_create_file("counters", 0644, pd, port, &counters_fops);
+	}
+}
+
+void sib_debugfs_remove_device(struct sib_dev *sdev)
+{
+	debugfs_remove_recursive(sdev->debugfs);
+}

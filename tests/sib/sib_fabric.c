@@ -1,0 +1,531 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The wire: route a message by DLID to a port, pick the QP, apply the
+ * P_Key and Q_Key checks the receiving HCA would, and copy the payload into
+ * the receive buffer.  Multicast goes to every attached QP on the ports the
+ * switch forwards that MLID to, plus loopback on the sending port.
+ */
+#include <linux/slab.h>
+#include <linux/rculist.h>
+#include <rdma/ib_mad.h>
+#include "sib.h"
+
+/* Payloads copied for later delivery: MADs, and delayed UD packets. */
+struct sib_held_pkt {
+	struct delayed_work work;
+	struct list_head link;
+	struct sib_pkt pkt;
+	struct ib_sge sge;
+	u8 data[];
+};
+
+static LIST_HEAD(held_pkts);
+static DEFINE_SPINLOCK(held_lock);
+
+struct sib_port *sib_port_by_lid(u16 lid)
+{
+	if (lid > SIB_MAX_LID)
+		return NULL;
+	return rcu_dereference(sib_fabric.by_lid[lid]);
+}
+
+struct sib_port *sib_port_by_gid(const union ib_gid *gid)
+{
+	u32 lid;
+
+	if (be64_to_cpu(gid->global.subnet_prefix) != SIB_SUBNET_PREFIX)
+		return NULL;
+	for (lid = SIB_FIRST_LID; lid <= SIB_MAX_LID; lid++) {
+		struct sib_port *port = rcu_dereference(sib_fabric.by_lid[lid]);
+
+		if (port && port->guid == gid->global.interface_id)
+			return port;
+	}
+	return NULL;
+}
+
+/* Copy len bytes from a gather list into a scatter list at dst_off. */
+static void sib_sg_copy(const struct ib_sge *dst, u32 ndst, u32 dst_off,
+			const struct ib_sge *src, u32 nsrc, u32 len)
+{
+	u32 di = 0, si = 0, soff = 0, doff = dst_off;
+
+	while (di < ndst && doff >= dst[di].length) {
+		doff -= dst[di].length;
+		di++;
+	}
+	while (len && di < ndst && si < nsrc) {
+		u32 n = min3(len, dst[di].length - doff, src[si].length - soff);
+
+		memcpy((void *)(uintptr_t)(dst[di].addr + doff),
+		       (void *)(uintptr_t)(src[si].addr + soff), n);
+		len -= n;
+		doff += n;
+		soff += n;
+		if (doff == dst[di].length) {
+			di++;
+			doff = 0;
+		}
+		if (soff == src[si].length) {
+			si++;
+			soff = 0;
+		}
+	}
+}
+
+static void copy_payload(const struct sib_pkt *pkt, const struct ib_sge *sg,
+			 u32 num_sge, u32 offset)
+{
+	sib_sg_copy(sg, num_sge, offset, pkt->sg, pkt->num_sge, pkt->length);
+}
+
+static bool is_ud_like(enum ib_qp_type type)
+{
+	return type == IB_QPT_UD || type == IB_QPT_GSI || type == IB_QPT_SMI;
+}
+
+static bool qp_can_receive(const struct sib_qp *qp, enum ib_qp_state state)
+{
+	if (state == IB_QPS_RTR || state == IB_QPS_RTS || state == IB_QPS_SQD)
+		return true;
+	/* A UD send queue error leaves its receive side working. */
+	return state == IB_QPS_SQE && is_ud_like(qp->type);
+}
+
+/* A lost RC message looks, to its sender, like a peer that never answers. */
+static enum sib_delivery lost(const struct sib_pkt *pkt)
+{
+	if (pkt->src_qp && pkt->src_qp->type == IB_QPT_RC)
+		return SIB_NO_RESPONDER;
+	return SIB_DROPPED;
+}
+
+static enum sib_delivery dropped(const struct sib_pkt *pkt,
+				 struct sib_port *where, enum sib_counter why)
+{
+	sib_count(where, why, 1);
+	return lost(pkt);
+}
+
+/* The key checks of the receiving HCA; returns the P_Key index for the WC. */
+static int check_keys(struct sib_port *dport, struct sib_qp *qp,
+		      const struct sib_pkt *pkt)
+{
+	int index;
+
+	if (qp->type == IB_QPT_SMI)
+		return 0;
+	if (qp->type == IB_QPT_GSI) {
+		index = sib_pkey_find(dport, pkt->pkey);
+		if (index < 0 || !sib_pkey_match(pkt->pkey,
+						 sib_pkey_at(dport, index)))
+			goto bad_pkey;
+	} else {
+		index = qp->pkey_index;
+		if (!sib_pkey_match(pkt->pkey, sib_pkey_at(dport, index)))
+			goto bad_pkey;
+	}
+	if (is_ud_like(qp->type) && pkt->qkey != qp->qkey) {
+		sib_count(dport, SIB_CNT_QKEY_VIOLATIONS, 1);
+		return -1;
+	}
+	return index;
+
+bad_pkey:
+	sib_count(dport, SIB_CNT_PKEY_VIOLATIONS, 1);
+	return -1;
+}
+
+static void fill_recv_wc(struct ib_wc *wc, struct sib_qp *qp,
+			 const struct sib_pkt *pkt, u32 byte_len,
+			 int pkey_index)
+{
+	memset(wc, 0, sizeof(*wc));
+	wc->status = IB_WC_SUCCESS;
+	wc->opcode = IB_WC_RECV;
+	wc->byte_len = byte_len;
+	wc->qp = &qp->ibqp;
+	wc->src_qp = pkt->src_qpn;
+	wc->slid = pkt->slid;
+	wc->sl = pkt->sl;
+	wc->pkey_index = pkey_index;
+	wc->port_num = qp->port_num;
+	if (pkt->with_imm) {
+		wc->ex.imm_data = pkt->imm;
+		wc->wc_flags |= IB_WC_WITH_IMM;
+	}
+	if (pkt->has_grh && is_ud_like(qp->type))
+		wc->wc_flags |= IB_WC_GRH;
+}
+
+static void srq_limit_event(struct sib_srq *srq)
+{
+	struct ib_event ev = {
+		.device = srq->ibsrq.device,
+		.element.srq = &srq->ibsrq,
+		.event = IB_EVENT_SRQ_LIMIT_REACHED,
+	};
+
+	if (srq->ibsrq.event_handler)
+		srq->ibsrq.event_handler(&ev, srq->ibsrq.srq_context);
+}
+
+/*
+ * Consume one receive WQE of qp and place the message in it.  The WQ lock
+ * is held across the copy and the CQ push so that completions come out in
+ * the order the receives were consumed.
+ */
+static enum sib_delivery deliver_to_qp(struct sib_port *dport,
+				       struct sib_qp *qp,
+				       struct sib_pkt *pkt)
+{
+	struct sib_srq *srq = qp->ibqp.srq ? to_ssrq(qp->ibqp.srq) : NULL;
+	struct sib_wq *rq = srq ? &srq->rq : &qp->rq;
+	struct sib_cq *cq = to_scq(qp->ibqp.recv_cq);
+	bool ud = is_ud_like(qp->type);
+	u32 need = pkt->length + (ud ? SIB_GRH_BYTES : 0);
+	struct sib_recv_wqe *wqe;
+	bool fire, limit_hit = false;
+	unsigned long flags;
+	struct ib_wc wc;
+	int pkey_index;
+
+	pkey_index = check_keys(dport, qp, pkt);
+	if (pkey_index < 0)
+		return lost(pkt);
+
+	spin_lock_irqsave(&rq->lock, flags);
+	if (!qp_can_receive(qp, READ_ONCE(qp->state))) {
+		spin_unlock_irqrestore(&rq->lock, flags);
+		return dropped(pkt, dport, SIB_CNT_DROP_NO_QP);
+	}
+	if (sib_wq_empty(rq)) {
+		spin_unlock_irqrestore(&rq->lock, flags);
+		if (qp->type == IB_QPT_RC) {
+			sib_count(dport, SIB_CNT_RNR_NAKS, 1);
+			pkt->rnr_timer = qp->min_rnr_timer;
+			return SIB_RNR;
+		}
+		sib_count(dport, SIB_CNT_DROP_NO_BUFFER, 1);
+		return SIB_DROPPED;
+	}
+	wqe = sib_wq_entry(rq, rq->head);
+	fill_recv_wc(&wc, qp, pkt, need, pkey_index);
+	wc.wr_id = wqe->wr_id;
+	if (wqe->length < need) {
+		wc.status = IB_WC_LOC_LEN_ERR;
+		wc.byte_len = 0;
+	} else {
+		if (ud && pkt->has_grh) {
+			struct ib_sge grh_sge = {
+				.addr = (uintptr_t)&pkt->grh,
+				.length = sizeof(pkt->grh),
+			};
+
+			sib_sg_copy(wqe->sg, wqe->num_sge, 0, &grh_sge, 1,
+				    sizeof(pkt->grh));
+		}
+		copy_payload(pkt, wqe->sg, wqe->num_sge,
+			     ud ? SIB_GRH_BYTES : 0);
+		if (pkt->csum_ok && sib_csum_fill(pkt, wqe, ud ? SIB_GRH_BYTES : 0))
+			wc.wc_flags |= IB_WC_IP_CSUM_OK;
+	}
+	rq->head++;
+	if (srq && srq->limit && sib_wq_count(rq) < srq->limit) {
+		srq->limit = 0;
+		limit_hit = true;
+	}
+	fire = sib_cq_push(cq, &wc, pkt->solicited);
+	spin_unlock_irqrestore(&rq->lock, flags);
+
+	if (fire)
+		sib_cq_fire(cq);
+	if (limit_hit)
+		srq_limit_event(srq);
+	if (wc.status != IB_WC_SUCCESS) {
+		sib_count(dport, SIB_CNT_LEN_ERRORS, 1);
+		if (qp->type != IB_QPT_RC && qp->type != IB_QPT_UC)
+			return SIB_DROPPED;
+		sib_qp_set_error(qp);
+		return SIB_REMOTE_ERROR;
+	}
+	sib_count(dport, SIB_CNT_RX_PKTS, 1);
+	sib_count(dport, SIB_CNT_RX_BYTES, pkt->length);
+	return SIB_DELIVERED;
+}
+
+static struct sib_qp *find_qp(struct sib_port *dport, u32 qpn)
+{
+	struct sib_qp *qp;
+
+	if (qpn <= 1)
+		return rcu_dereference(dport->special_qp[qpn]);
+	qp = xa_load(&dport->sdev->qps, qpn);
+	if (qp && qp->port_num != dport->port_num)
+		return NULL;
+	return qp;
+}
+
+/* Same transport at both ends, and for connections, the right peer. */
+static bool transport_ok(const struct sib_qp *qp, const struct sib_pkt *pkt)
+{
+	enum ib_qp_type from = pkt->src_qp ? pkt->src_qp->type : IB_QPT_GSI;
+
+	if (is_ud_like(qp->type))
+		return is_ud_like(from);
+	if (qp->type != from)
+		return false;
+	return qp->dest_qpn == pkt->src_qpn && qp->dest.dlid == pkt->slid;
+}
+
+static enum sib_delivery deliver_unicast(struct sib_pkt *pkt)
+{
+	struct sib_port *dport = sib_port_by_lid(pkt->dlid);
+	struct sib_qp *qp;
+
+	if (!dport || READ_ONCE(dport->state) != IB_PORT_ACTIVE) {
+		if (pkt->src_port)
+			sib_count(pkt->src_port, SIB_CNT_DROP_PORT_DOWN, 1);
+		return lost(pkt);
+	}
+	qp = find_qp(dport, pkt->dst_qpn);
+	if (!qp || !transport_ok(qp, pkt))
+		return dropped(pkt, dport, SIB_CNT_DROP_NO_QP);
+	return deliver_to_qp(dport, qp, pkt);
+}
+
+static enum sib_delivery deliver_multicast(struct sib_pkt *pkt)
+{
+	u32 index = pkt->dlid - SIB_MLID_BASE;
+	struct sib_mcast_attach *att;
+	struct sib_mcast_group *grp;
+	unsigned long forward;
+
+	if (index >= SIB_MAX_MLIDS)
+		return SIB_DROPPED;
+	grp = rcu_dereference(sib_fabric.by_mlid[index]);
+	if (!grp)
+		return SIB_DROPPED;
+	forward = READ_ONCE(grp->forward);
+	list_for_each_entry_rcu(att, &grp->attached, group_link) {
+		struct sib_qp *qp = att->qp;
+		struct sib_port *dport = sib_port(qp->sdev, qp->port_num);
+
+		if (dport != pkt->src_port &&
+		    !(forward & BIT(dport->fabric_index)))
+			continue;
+		if (qp == pkt->src_qp && qp->block_mcast_loopback)
+			continue;
+		if (pkt->has_grh && memcmp(&att->mgid, &pkt->grh.dgid,
+					   sizeof(att->mgid)))
+			continue;
+		if (READ_ONCE(dport->state) != IB_PORT_ACTIVE)
+			continue;
+		if (deliver_to_qp(dport, qp, pkt) == SIB_DELIVERED)
+			sib_count(dport, SIB_CNT_RX_MCAST_PKTS, 1);
+	}
+	return SIB_DELIVERED;
+}
+
+static void sa_work(struct work_struct *work)
+{
+	struct sib_held_pkt *held = container_of(to_delayed_work(work),
+						 struct sib_held_pkt, work);
+	struct sib_mad_src src = {
+		.slid = held->pkt.slid,
+		.sqpn = held->pkt.src_qpn,
+		.pkey = held->pkt.pkey,
+		.sl = held->pkt.sl,
+		.has_grh = held->pkt.has_grh,
+		.sgid = held->pkt.grh.sgid,
+	};
+	unsigned long flags;
+
+	spin_lock_irqsave(&held_lock, flags);
+	list_del(&held->link);
+	spin_unlock_irqrestore(&held_lock, flags);
+
+	/* Ports outlive queued work: device removal flushes this queue. */
+	rcu_read_lock();
+	src.port = sib_port_by_lid(src.slid);
+	rcu_read_unlock();
+	if (src.port)
+		sib_sa_recv(&src, held->data, held->pkt.length);
+	kfree(held);
+}
+
+static void held_deliver_work(struct work_struct *work)
+{
+	struct sib_held_pkt *held = container_of(to_delayed_work(work),
+						 struct sib_held_pkt, work);
+	unsigned long flags;
+
+	spin_lock_irqsave(&held_lock, flags);
+	list_del(&held->link);
+	spin_unlock_irqrestore(&held_lock, flags);
+
+	local_bh_disable();
+	rcu_read_lock();
+	sib_deliver(&held->pkt);
+	rcu_read_unlock();
+	local_bh_enable();
+	kfree(held);
+}
+
+/* Copy a UD message off the sender's buffers and queue it for later. */
+static struct sib_held_pkt *hold_pkt(const struct sib_pkt *pkt,
+				     work_func_t fn, unsigned int delay_ms)
+{
+	struct sib_held_pkt *held;
+	unsigned long flags;
+
+	held = kmalloc(struct_size(held, data, pkt->length), GFP_ATOMIC);
+	if (!held)
+		return NULL;
+	held->pkt = *pkt;
+	held->pkt.src_port = NULL;
+	held->pkt.src_qp = NULL;
+	held->pkt.held = true;
+	held->sge.addr = (uintptr_t)held->data;
+	held->sge.length = pkt->length;
+	held->sge.lkey = 0;
+	sib_sg_copy(&held->sge, 1, 0, pkt->sg, pkt->num_sge, pkt->length);
+	held->pkt.sg = &held->sge;
+	held->pkt.num_sge = 1;
+	INIT_DELAYED_WORK(&held->work, fn);
+
+	spin_lock_irqsave(&held_lock, flags);
+	list_add_tail(&held->link, &held_pkts);
+	queue_delayed_work(sib_fabric.wq, &held->work,
+			   msecs_to_jiffies(delay_ms));
+	spin_unlock_irqrestore(&held_lock, flags);
+	return held;
+}
+
+void sib_deliver_later(const struct sib_pkt *pkt, unsigned int delay_ms)
+{
+	hold_pkt(pkt, held_deliver_work, delay_ms);
+}
+
+/* The SM sits at LID 1 and only has a QP1. */
+static enum sib_delivery deliver_to_sm(struct sib_pkt *pkt)
+{
+	if (pkt->dst_qpn != 1 || pkt->qkey != IB_QP1_QKEY ||
+	    !sib_pkey_valid(pkt->pkey) || pkt->length > IB_MGMT_MAD_SIZE)
+		return SIB_DROPPED;
+	return hold_pkt(pkt, sa_work, 0) ? SIB_DELIVERED : SIB_DROPPED;
+}
+
+static bool is_mad(const struct sib_pkt *pkt)
+{
+	return pkt->dst_qpn <= 1;
+}
+
+static bool drop_every(u32 every, atomic_t *seq)
+{
+	return every && (atomic_inc_return(seq) % every) == 0;
+}
+
+/* Fault injection from debugfs: true when the packet was taken away. */
+static bool sib_injected_fault(struct sib_pkt *pkt)
+{
+	struct sib_fabric *fab = &sib_fabric;
+	bool drop;
+
+	if (pkt->held)
+		return false;
+	if (is_mad(pkt)) {
+		u32 delay = READ_ONCE(fab->mad_delay_ms);
+
+		drop = drop_every(READ_ONCE(fab->mad_drop_every), &fab->mad_seq);
+		if (!drop && delay) {
+			sib_deliver_later(pkt, delay);
+			return true;
+		}
+	} else if (!pkt->src_qp || is_ud_like(pkt->src_qp->type)) {
+		drop = drop_every(READ_ONCE(fab->ud_drop_every), &fab->ud_seq);
+	} else {
+		drop = drop_every(READ_ONCE(fab->rc_drop_every), &fab->rc_seq);
+	}
+	if (drop && pkt->src_port)
+		sib_count(pkt->src_port, SIB_CNT_DROP_INJECTED, 1);
+	return drop;
+}
+
+/*
+ * Put one message on the wire.  Called under rcu_read_lock() with no sib
+ * lock held, from any context.
+ */
+enum sib_delivery sib_deliver(struct sib_pkt *pkt)
+{
+	if (pkt->src_port) {
+		sib_count(pkt->src_port, SIB_CNT_TX_PKTS, 1);
+		sib_count(pkt->src_port, SIB_CNT_TX_BYTES, pkt->length);
+	}
+	if (sib_injected_fault(pkt))
+		return lost(pkt);
+	if (pkt->dlid >= SIB_MLID_BASE && pkt->dlid != 0xffff)
+		return deliver_multicast(pkt);
+	if (pkt->dlid == SIB_SM_LID)
+		return deliver_to_sm(pkt);
+	return deliver_unicast(pkt);
+}
+
+/* The SM answers from LID 1, QP1, in the requester's partition. */
+void sib_sm_send_mad(const struct sib_mad_src *to, const void *mad, u32 len)
+{
+	struct ib_sge sge = { .addr = (uintptr_t)mad, .length = len };
+	struct sib_pkt pkt = {
+		.slid = SIB_SM_LID,
+		.dlid = to->slid,
+		.sl = to->sl,
+		.src_qpn = 1,
+		.dst_qpn = to->sqpn,
+		.pkey = to->pkey,
+		.qkey = IB_QP1_QKEY,
+		.length = len,
+		.num_sge = 1,
+		.sg = &sge,
+	};
+
+	if (to->has_grh) {
+		pkt.has_grh = true;
+		pkt.grh.version_tclass_flow = cpu_to_be32(6 << 28);
+		pkt.grh.paylen = cpu_to_be16(len);
+		pkt.grh.next_hdr = 0x1b;
+		pkt.grh.hop_limit = 1;
+		pkt.grh.sgid.global.subnet_prefix =
+			cpu_to_be64(SIB_SUBNET_PREFIX);
+		pkt.grh.sgid.global.interface_id = cpu_to_be64(SIB_SM_GUID);
+		pkt.grh.dgid = to->sgid;
+	}
+	local_bh_disable();
+	rcu_read_lock();
+	sib_deliver(&pkt);
+	rcu_read_unlock();
+	local_bh_enable();
+}
+
+/*
+ * Deliver every held packet now, so that none outlives the module.  With the
+ * devices gone they are dropped; more may be held meanwhile, so loop.
+ */
+void sib_fabric_drop_held(void)
+{
+	struct sib_held_pkt *held;
+	unsigned long flags;
+	bool empty;
+
+	WRITE_ONCE(sib_fabric.mad_delay_ms, 0);
+	do {
+		spin_lock_irqsave(&held_lock, flags);
+		list_for_each_entry(held, &held_pkts, link)
+			mod_delayed_work(sib_fabric.wq, &held->work, 0);
+		spin_unlock_irqrestore(&held_lock, flags);
+		flush_workqueue(sib_fabric.wq);
+
+		spin_lock_irqsave(&held_lock, flags);
+		empty = list_empty(&held_pkts);
+		spin_unlock_irqrestore(&held_lock, flags);
+	} while (!empty);
+}

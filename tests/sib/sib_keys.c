@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * P_Key rules (IBA 10.9) and the per-port counters.
+ */
+#include "sib.h"
+
+const char *const sib_counter_names[SIB_NR_COUNTERS] = {
+	[SIB_CNT_TX_PKTS] = "tx_packets",
+	[SIB_CNT_TX_BYTES] = "tx_bytes",
+	[SIB_CNT_RX_PKTS] = "rx_packets",
+	[SIB_CNT_RX_BYTES] = "rx_bytes",
+	[SIB_CNT_RX_MCAST_PKTS] = "rx_multicast_packets",
+	[SIB_CNT_DROP_PORT_DOWN] = "drop_port_down",
+	[SIB_CNT_DROP_NO_QP] = "drop_no_qp",
+	[SIB_CNT_DROP_NO_BUFFER] = "drop_no_buffer",
+	[SIB_CNT_DROP_INJECTED] = "drop_injected",
+	[SIB_CNT_PKEY_VIOLATIONS] = "pkey_violations",
+	[SIB_CNT_QKEY_VIOLATIONS] = "qkey_violations",
+	[SIB_CNT_RNR_NAKS] = "rnr_naks",
+	[SIB_CNT_LEN_ERRORS] = "length_errors",
+	[SIB_CNT_CSUM_OFFLOADS] = "csum_offloads",
+	[SIB_CNT_LSO_SEGMENTS] = "lso_segments",
+};
+
+/* 0x0000 and 0x8000 are reserved: they never match anything. */
+bool sib_pkey_valid(u16 pkey)
+{
+	return (pkey & 0x7fff) != 0;
+}
+
+/* Same partition, and not both limited members. */
+bool sib_pkey_match(u16 a, u16 b)
+{
+	if (!sib_pkey_valid(a) || !sib_pkey_valid(b))
+		return false;
+	return ((a ^ b) & 0x7fff) == 0 && ((a | b) & 0x8000);
+}
+
+u16 sib_pkey_at(const struct sib_port *port, u16 index)
+{
+	if (index >= SIB_PKEY_TABLE_LEN)
+		return 0;
+	return READ_ONCE(port->pkeys[index]);
+}
+
+/* The table index holding this partition, whatever its membership bit. */
+int sib_pkey_find(const struct sib_port *port, u16 pkey)
+{
+	int i;
+
+	for (i = 0; i < SIB_PKEY_TABLE_LEN; i++) {
+		u16 entry = READ_ONCE(port->pkeys[i]);
+
+		if (sib_pkey_valid(entry) && !((entry ^ pkey) & 0x7fff))
+			return i;
+	}
+	return -1;
+}
+
+u64 sib_counter_sum(struct sib_port *port, enum sib_counter c)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += per_cpu_ptr(port->stats, cpu)->cnt[c];
+	return sum;
+}
+
+void sib_counters_clear(struct sib_port *port)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		memset(per_cpu_ptr(port->stats, cpu), 0,
+		       sizeof(struct sib_port_stats));
+}

@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sib module: parameters, and the life of the devices on the fabric.
+ */
+#include <linux/module.h>
+#include <linux/platform_device.h>
+#include <linux/string.h>
+#include <rdma/ib_mad.h>
+#include "sib.h"
+
+static unsigned int devices = 2;
+module_param(devices, uint, 0444);
+MODULE_PARM_DESC(devices, "Number of HCAs on the fabric (1-8, default 2)");
+
+static unsigned int ports = 1;
+module_param(ports, uint, 0444);
+MODULE_PARM_DESC(ports, "Ports per HCA (1-2, default 1)");
+
+unsigned int sib_port_mtu = 2048;
+module_param_named(mtu, sib_port_mtu, uint, 0444);
+MODULE_PARM_DESC(mtu, "Port link MTU in bytes: 256, 512, 1024, 2048 (default) or 4096");
+
+static char *pkeys = "0xffff";
+module_param(pkeys, charp, 0444);
+MODULE_PARM_DESC(pkeys, "Initial P_Key table of every port, comma separated (default 0xffff)");
+
+bool sib_srq_enabled = true;
+module_param_named(srq, sib_srq_enabled, bool, 0444);
+MODULE_PARM_DESC(srq, "Offer shared receive queues (default Y)");
+
+bool sib_csum_enabled = true;
+module_param_named(csum, sib_csum_enabled, bool, 0444);
+MODULE_PARM_DESC(csum, "Offer UD IP checksum offload (default Y)");
+
+bool sib_lso_enabled = true;
+module_param_named(lso, sib_lso_enabled, bool, 0444);
+MODULE_PARM_DESC(lso, "Offer UD large send offload; needs csum (default Y)");
+
+struct sib_fabric sib_fabric;
+
+static struct platform_device *sib_pdev[SIB_MAX_DEVICES];
+static u16 initial_pkeys[SIB_PKEY_TABLE_LEN];
+static u32 initial_npkeys;
+
+static int parse_pkeys(void)
+{
+	char *list, *cursor, *tok;
+	int ret = 0;
+
+	list = kstrdup(pkeys, GFP_KERNEL);
+	if (!list)
+		return -ENOMEM;
+	cursor = list;
+	while ((tok = strsep(&cursor, ",")) != NULL) {
+		u16 pkey;
+
+		if (!*tok)
+			continue;
+		if (kstrtou16(tok, 0, &pkey) || !sib_pkey_valid(pkey) ||
+		    initial_npkeys == SIB_PKEY_TABLE_LEN) {
+			pr_err("sib: bad P_Key list \"%s\" (up to %d valid P_Keys)\n",
+			       pkeys, SIB_PKEY_TABLE_LEN);
+			ret = -EINVAL;
+			break;
+		}
+		initial_pkeys[initial_npkeys++] = pkey;
+	}
+	kfree(list);
+	if (!ret && !initial_npkeys) {
+		pr_err("sib: the P_Key list is empty\n");
+		ret = -EINVAL;
+	}
+	return ret;
+}
+
+static int check_params(void)
+{
+	if (devices < 1 || devices > SIB_MAX_DEVICES) {
+		pr_err("sib: devices=%u out of range 1-%d\n", devices,
+		       SIB_MAX_DEVICES);
+		return -EINVAL;
+	}
+	if (ports < 1 || ports > SIB_MAX_PORTS) {
+		pr_err("sib: ports=%u out of range 1-%d\n", ports,
+		       SIB_MAX_PORTS);
+		return -EINVAL;
+	}
+	if (ib_mtu_int_to_enum(sib_port_mtu) == -1 ||
+	    ib_mtu_enum_to_int(ib_mtu_int_to_enum(sib_port_mtu)) !=
+	    sib_port_mtu) {
+		pr_err("sib: mtu=%u is not an IB MTU (256-4096, power of two)\n",
+		       sib_port_mtu);
+		return -EINVAL;
+	}
+	if (sib_lso_enabled && !sib_csum_enabled) {
+		pr_err("sib: lso=1 needs csum=1, as on real HCAs\n");
+		return -EINVAL;
+	}
+	return parse_pkeys();
+}
+
+static void init_port(struct sib_dev *sdev, u32 port_num)
+{
+	struct sib_port *port = sib_port(sdev, port_num);
+
+	port->sdev = sdev;
+	port->port_num = port_num;
+	port->fabric_index = sib_fabric.nports++;
+	port->guid = cpu_to_be64(be64_to_cpu(sdev->ibdev.node_guid) +
+				 port_num);
+	port->state = IB_PORT_DOWN;
+	port->active_mtu = ib_mtu_int_to_enum(sib_port_mtu);
+	port->cap_flags = IB_PORT_CLIENT_REG_SUP | IB_PORT_SYS_IMAGE_GUID_SUP;
+	memcpy(port->pkeys, initial_pkeys, initial_npkeys * sizeof(u16));
+}
+
+static struct sib_dev *create_device(u32 index)
+{
+	struct platform_device *pdev;
+	struct sib_dev *sdev;
+	u32 p;
+	int ret;
+
+	/* A parent device, like a PCI function, for sysfs and bus-info. */
+	pdev = platform_device_register_simple("sib", index, NULL, 0);
+	if (IS_ERR(pdev))
+		return ERR_CAST(pdev);
+
+	sdev = ib_alloc_device(sib_dev, ibdev);
+	if (!sdev) {
+		ret = -ENOMEM;
+		goto err_pdev;
+	}
+	sdev->index = index;
+	sdev->nports = ports;
+	xa_init_flags(&sdev->qps, XA_FLAGS_ALLOC);
+	sdev->next_qpn = 0x48 + index * 0x100;
+	for (p = 0; p < ports; p++) {
+		sdev->port[p].stats = alloc_percpu(struct sib_port_stats);
+		if (!sdev->port[p].stats) {
+			ret = -ENOMEM;
+			goto err_stats;
+		}
+	}
+
+	/* Our own OUI-like prefix; the low bytes tell device and port. */
+	sdev->ibdev.node_guid = cpu_to_be64(0x5eb1b0000000000ULL |
+					    ((u64)(index + 1) << 8));
+	for (p = 1; p <= ports; p++)
+		init_port(sdev, p);
+
+	sdev->ibdev.node_type = RDMA_NODE_IB_CA;
+	sdev->ibdev.phys_port_cnt = ports;
+	sdev->ibdev.num_comp_vectors = num_online_cpus();
+	sdev->ibdev.local_dma_lkey = 0;
+	sdev->ibdev.dev.parent = &pdev->dev;
+	snprintf(sdev->ibdev.node_desc, sizeof(sdev->ibdev.node_desc),
+		 "sib software HCA %u", index);
+	ib_set_device_ops(&sdev->ibdev, &sib_dev_ops);
+
+	ret = ib_register_device(&sdev->ibdev, "sib%d", NULL);
+	if (ret) {
+		pr_err("sib: registering device %u failed: %d\n", index, ret);
+		goto err_stats;
+	}
+	sib_pdev[index] = pdev;
+	return sdev;
+
+err_stats:
+	for (p = 0; p < ports; p++)
+		free_percpu(sdev->port[p].stats);
+	ib_dealloc_device(&sdev->ibdev);
+err_pdev:
+	platform_device_unregister(pdev);
+	return ERR_PTR(ret);
+}
+
+static void destroy_device(struct sib_dev *sdev)
+{
+	u32 index = sdev->index;
+	u32 p;
+
+	sib_debugfs_remove_device(sdev);
+	sib_sm_remove_device(sdev);
+	ib_unregister_device(&sdev->ibdev);
+	/* SA work may still hold one of this device's ports. */
+	flush_workqueue(sib_fabric.wq);
+	for (p = 0; p < sdev->nports; p++)
+		free_percpu(sdev->port[p].stats);
+	xa_destroy(&sdev->qps);
+	ib_dealloc_device(&sdev->ibdev);
+	platform_device_unregister(sib_pdev[index]);
+	sib_pdev[index] = NULL;
+}
+
+static void destroy_all(void)
+{
+	while (sib_fabric.ndevs) {
+		u32 i = --sib_fabric.ndevs;
+
+		destroy_device(sib_fabric.devs[i]);
+		sib_fabric.devs[i] = NULL;
+	}
+}
+
+static int __init sib_init(void)
+{
+	u32 i;
+	int ret;
+
+	ret = check_params();
+	if (ret)
+		return ret;
+
+	spin_lock_init(&sib_fabric.lock);
+	mutex_init(&sib_fabric.ctl_mutex);
+	/* Ordered: the SM and SA see MADs one at a time, in arrival order. */
+	sib_fabric.wq = alloc_ordered_workqueue("sib_sm", 0);
+	if (!sib_fabric.wq)
+		return -ENOMEM;
+
+	ret = sib_sa_init();
+	if (ret)
+		goto err_wq;
+	ret = sib_debugfs_init();
+	if (ret)
+		goto err_sa;
+
+	for (i = 0; i < devices; i++) {
+		struct sib_dev *sdev = create_device(i);
+
+		if (IS_ERR(sdev)) {
+			ret = PTR_ERR(sdev);
+			goto err_devs;
+		}
+		sib_fabric.devs[sib_fabric.ndevs++] = sdev;
+		sib_debugfs_add_device(sdev);
+		ret = sib_sm_add_device(sdev);
+		if (ret)
+			goto err_devs;
+	}
+	pr_info("sib: %u HCA(s) x %u port(s), MTU %u, P_Keys %s, srq=%d csum=%d lso=%d\n",
+		devices, ports, sib_port_mtu, pkeys, sib_srq_enabled,
+		sib_csum_enabled, sib_lso_enabled);
+	return 0;
+
+err_devs:
+	destroy_all();
+	sib_debugfs_exit();
+err_sa:
+	sib_sa_exit();
+err_wq:
+	destroy_workqueue(sib_fabric.wq);
+	return ret;
+}
+
+static void __exit sib_exit(void)
+{
+	destroy_all();
+	sib_fabric_drop_held();
+	sib_debugfs_exit();
+	sib_sa_exit();
+	destroy_workqueue(sib_fabric.wq);
+	sib_fabric_free_groups();
+}
+
+module_init(sib_init);
+module_exit(sib_exit);
+
+MODULE_DESCRIPTION("Software InfiniBand HCA, fabric and subnet manager for tests");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,409 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Posting work and executing it.  A send is carried out in the poster's
+ * context: the send queue is drained by whichever context finds it idle, so
+ * messages of one QP leave in order.  RC waits out receiver-not-ready NAKs
+ * with the responder's timer and gives up after rnr_retry attempts.
+ */
+#include <rdma/ib_mad.h>
+#include "sib.h"
+
+/* IBA's RNR NAK timer field, in microseconds. */
+static const u32 rnr_timer_usec[32] = {
+	655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960,
+	1280, 1920, 2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720,
+	40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520,
+};
+
+#define SIB_RNR_INFINITE	7
+
+static bool is_ud_like(enum ib_qp_type type)
+{
+	return type == IB_QPT_UD || type == IB_QPT_GSI || type == IB_QPT_SMI;
+}
+
+/* Under wq->lock. */
+int sib_wq_add_recv(struct sib_wq *wq, const struct ib_recv_wr *wr)
+{
+	struct sib_recv_wqe *wqe;
+	u64 length = 0;
+	int i;
+
+	if (wr->num_sge < 0 || wr->num_sge > wq->max_sge)
+		return -EINVAL;
+	if (sib_wq_count(wq) > wq->mask)
+		return -ENOMEM;
+	wqe = sib_wq_entry(wq, wq->tail);
+	for (i = 0; i < wr->num_sge; i++) {
+		if (!sib_lkey_ok(wr->sg_list[i].lkey))
+			return -EINVAL;
+		wqe->sg[i] = wr->sg_list[i];
+		length += wr->sg_list[i].length;
+	}
+	wqe->wr_id = wr->wr_id;
+	wqe->num_sge = wr->num_sge;
+	wqe->length = min_t(u64, length, U32_MAX);
+	wq->tail++;
+	return 0;
+}
+
+/* Under the RQ lock with the state ERR: complete every WQE as flushed. */
+static bool flush_rq_locked(struct sib_qp *qp, struct sib_cq *cq)
+{
+	bool fire = false;
+
+	while (!sib_wq_empty(&qp->rq)) {
+		struct sib_recv_wqe *wqe = sib_wq_entry(&qp->rq, qp->rq.head);
+		struct ib_wc wc = {
+			.wr_id = wqe->wr_id,
+			.status = IB_WC_WR_FLUSH_ERR,
+			.opcode = IB_WC_RECV,
+			.qp = &qp->ibqp,
+		};
+
+		qp->rq.head++;
+		fire |= sib_cq_push(cq, &wc, false);
+	}
+	return fire;
+}
+
+void sib_flush_rq(struct sib_qp *qp)
+{
+	struct sib_cq *cq = to_scq(qp->ibqp.recv_cq);
+	unsigned long flags;
+	bool fire = false;
+
+	if (qp->ibqp.srq)
+		return;
+	spin_lock_irqsave(&qp->rq.lock, flags);
+	if (qp->state == IB_QPS_ERR)
+		fire = flush_rq_locked(qp, cq);
+	spin_unlock_irqrestore(&qp->rq.lock, flags);
+	if (fire)
+		sib_cq_fire(cq);
+}
+
+int sib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		  const struct ib_recv_wr **bad_wr)
+{
+	struct sib_qp *qp = to_sqp(ibqp);
+	unsigned long flags;
+	int ret = 0;
+
+	if (ibqp->srq) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+	spin_lock_irqsave(&qp->rq.lock, flags);
+	if (qp->state == IB_QPS_RESET) {
+		spin_unlock_irqrestore(&qp->rq.lock, flags);
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+	for (; wr; wr = wr->next) {
+		ret = sib_wq_add_recv(&qp->rq, wr);
+		if (ret) {
+			*bad_wr = wr;
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&qp->rq.lock, flags);
+	/* Receives posted to a QP in error come straight back flushed. */
+	if (READ_ONCE(qp->state) == IB_QPS_ERR)
+		sib_flush_rq(qp);
+	return ret;
+}
+
+static u8 *lso_header(const struct sib_qp *qp, struct sib_send_wqe *wqe)
+{
+	return (u8 *)&wqe->sg[qp->sq.max_sge];
+}
+
+static int check_opcode(const struct sib_qp *qp, const struct ib_send_wr *wr)
+{
+	switch (wr->opcode) {
+	case IB_WR_SEND:
+	case IB_WR_SEND_WITH_IMM:
+		return 0;
+	case IB_WR_LSO:
+		return qp->lso ? 0 : -EINVAL;
+	default:
+		return -EINVAL;	/* no RDMA or atomics here */
+	}
+}
+
+/* Under the SQ lock: copy one work request into the ring. */
+static int queue_send(struct sib_qp *qp, const struct ib_send_wr *wr)
+{
+	struct sib_send_wqe *wqe;
+	u64 length = 0;
+	int i, ret;
+
+	ret = check_opcode(qp, wr);
+	if (ret)
+		return ret;
+	if (wr->num_sge < 0 || wr->num_sge > qp->sq.max_sge ||
+	    (wr->send_flags & IB_SEND_INLINE))
+		return -EINVAL;
+	if (sib_wq_count(&qp->sq) > qp->sq.mask)
+		return -ENOMEM;
+
+	wqe = sib_wq_entry(&qp->sq, qp->sq.tail);
+	if (is_ud_like(qp->type)) {
+		const struct ib_ud_wr *ud = ud_wr(wr);
+
+		if (!ud->ah)
+			return -EINVAL;
+		wqe->av = to_sah(ud->ah)->av;
+		wqe->remote_qpn = ud->remote_qpn;
+		wqe->remote_qkey = ud->remote_qkey;
+		wqe->pkey_index = qp->type == IB_QPT_GSI ? ud->pkey_index :
+							   qp->pkey_index;
+		if (wr->opcode == IB_WR_LSO) {
+			if (ud->hlen <= 0 || ud->hlen > SIB_MAX_LSO_HDR ||
+			    ud->mss <= 0 || ud->mss > U16_MAX)
+				return -EINVAL;
+			memcpy(lso_header(qp, wqe), ud->header, ud->hlen);
+			wqe->lso_hdr = lso_header(qp, wqe);
+			wqe->hlen = ud->hlen;
+			wqe->mss = ud->mss;
+		}
+	}
+	for (i = 0; i < wr->num_sge; i++) {
+		wqe->sg[i] = wr->sg_list[i];
+		length += wr->sg_list[i].length;
+	}
+	if (length > 0x80000000)
+		return -EINVAL;
+	wqe->wr_id = wr->wr_id;
+	wqe->opcode = wr->opcode;
+	wqe->send_flags = wr->send_flags;
+	wqe->imm = wr->ex.imm_data;
+	wqe->num_sge = wr->num_sge;
+	wqe->length = length;
+	qp->sq.tail++;
+	return 0;
+}
+
+int sib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		  const struct ib_send_wr **bad_wr)
+{
+	struct sib_qp *qp = to_sqp(ibqp);
+	unsigned long flags;
+	int ret = 0;
+
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	switch (qp->state) {
+	case IB_QPS_RESET:
+	case IB_QPS_INIT:
+	case IB_QPS_RTR:
+		ret = -EINVAL;
+		*bad_wr = wr;
+		break;
+	default:
+		for (; wr; wr = wr->next) {
+			ret = queue_send(qp, wr);
+			if (ret) {
+				*bad_wr = wr;
+				break;
+			}
+		}
+	}
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	sib_sq_run(qp);
+	return ret;
+}
+
+static void fill_grh(struct sib_pkt *pkt, struct sib_port *port,
+		     const struct sib_av *av)
+{
+	pkt->has_grh = true;
+	pkt->grh.version_tclass_flow =
+		cpu_to_be32((6 << 28) | (av->traffic_class << 20) |
+			    (av->flow_label & 0xfffff));
+	pkt->grh.paylen = cpu_to_be16(pkt->length);
+	pkt->grh.next_hdr = 0x1b;	/* IBA transport follows */
+	pkt->grh.hop_limit = av->hop_limit;
+	pkt->grh.sgid = sib_port_gid(port);
+	pkt->grh.dgid = av->dgid;
+}
+
+static int deliver_status(const struct sib_qp *qp, enum sib_delivery res)
+{
+	if (qp->type != IB_QPT_RC)
+		return IB_WC_SUCCESS;	/* nobody acknowledges UD or UC */
+	switch (res) {
+	case SIB_DELIVERED:
+	case SIB_DROPPED:
+		return IB_WC_SUCCESS;
+	case SIB_RNR:
+		return -EAGAIN;
+	case SIB_REMOTE_ERROR:
+		return IB_WC_REM_INV_REQ_ERR;
+	case SIB_NO_RESPONDER:
+	default:
+		return IB_WC_RETRY_EXC_ERR;
+	}
+}
+
+/* Put one WQE on the wire: a WC status, or -EAGAIN for an RNR NAK. */
+static int execute(struct sib_qp *qp, struct sib_send_wqe *wqe, u8 *rnr_timer)
+{
+	struct sib_port *port = sib_port(qp->sdev, qp->port_num);
+	struct sib_pkt pkt = {
+		.src_port = port,
+		.src_qp = qp,
+		.slid = READ_ONCE(port->lid),
+		.src_qpn = qp->ibqp.qp_num,
+		.with_imm = wqe->opcode == IB_WR_SEND_WITH_IMM,
+		.imm = wqe->imm,
+		.solicited = wqe->send_flags & IB_SEND_SOLICITED,
+		.length = wqe->length,
+		.num_sge = wqe->num_sge,
+		.sg = wqe->sg,
+	};
+	enum sib_delivery res;
+	u32 i;
+
+	for (i = 0; i < wqe->num_sge; i++)
+		if (!sib_lkey_ok(wqe->sg[i].lkey))
+			return IB_WC_LOC_PROT_ERR;
+	if (READ_ONCE(port->state) != IB_PORT_ACTIVE) {
+		sib_count(port, SIB_CNT_DROP_PORT_DOWN, 1);
+		return deliver_status(qp, SIB_NO_RESPONDER);
+	}
+
+	if (is_ud_like(qp->type)) {
+		u32 mtu = qp->type == IB_QPT_SMI ? IB_MGMT_MAD_SIZE :
+			  sib_mtu_bytes(READ_ONCE(port->active_mtu));
+
+		pkt.dlid = wqe->av.dlid;
+		pkt.sl = wqe->av.sl;
+		pkt.dst_qpn = wqe->remote_qpn;
+		pkt.qkey = (wqe->remote_qkey & SIB_QKEY_CONTROLLED) ?
+			   qp->qkey : wqe->remote_qkey;
+		pkt.pkey = sib_pkey_at(port, wqe->pkey_index);
+		if (wqe->av.has_grh)
+			fill_grh(&pkt, port, &wqe->av);
+		if (wqe->opcode == IB_WR_LSO)
+			return sib_lso_send(&pkt, wqe, mtu);
+		if (pkt.length > mtu) {
+			sib_count(port, SIB_CNT_LEN_ERRORS, 1);
+			return IB_WC_LOC_LEN_ERR;
+		}
+		pkt.csum_ok = sib_csum_enabled &&
+			      (wqe->send_flags & IB_SEND_IP_CSUM);
+		if (pkt.csum_ok)
+			sib_count(port, SIB_CNT_CSUM_OFFLOADS, 1);
+	} else {
+		pkt.dlid = qp->dest.dlid;
+		pkt.sl = qp->dest.sl;
+		pkt.dst_qpn = qp->dest_qpn;
+		pkt.pkey = sib_pkey_at(port, qp->pkey_index);
+	}
+
+	rcu_read_lock();
+	res = sib_deliver(&pkt);
+	rcu_read_unlock();
+	*rnr_timer = pkt.rnr_timer;
+	return deliver_status(qp, res);
+}
+
+static enum ib_wc_opcode wc_opcode(enum ib_wr_opcode opcode)
+{
+	return opcode == IB_WR_LSO ? IB_WC_LSO : IB_WC_SEND;
+}
+
+/*
+ * Under the SQ lock: an RNR NAK for the head WQE.  Returns false to wait
+ * and retry it later, true when the retries are spent.
+ */
+static bool rnr_exhausted(struct sib_qp *qp, u8 rnr_timer)
+{
+	if (qp->rnr_retry != SIB_RNR_INFINITE) {
+		if (!qp->rnr_left)
+			return true;
+		qp->rnr_left--;
+	}
+	qp->rnr_wait = true;
+	mod_delayed_work(system_wq, &qp->rnr_work,
+			 usecs_to_jiffies(rnr_timer_usec[rnr_timer & 31]));
+	return false;
+}
+
+/* Drain the send queue; only one context does it at a time. */
+void sib_sq_run(struct sib_qp *qp)
+{
+	struct sib_cq *cq = to_scq(qp->ibqp.send_cq);
+	bool fire = false, to_error = false;
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	if (qp->sq_running || qp->rnr_wait) {
+		spin_unlock_irqrestore(&qp->sq.lock, flags);
+		return;
+	}
+	qp->sq_running = true;
+	while (!sib_wq_empty(&qp->sq) && !to_error) {
+		struct sib_send_wqe *wqe = sib_wq_entry(&qp->sq, qp->sq.head);
+		enum ib_qp_state state = qp->state;
+		u8 rnr_timer = 0;
+		struct ib_wc wc;
+		int status;
+
+		if (state != IB_QPS_RTS && state != IB_QPS_ERR &&
+		    state != IB_QPS_SQE)
+			break;	/* SQD: hold the queue */
+		if (state != IB_QPS_RTS) {
+			status = IB_WC_WR_FLUSH_ERR;
+		} else {
+			spin_unlock_irqrestore(&qp->sq.lock, flags);
+			status = execute(qp, wqe, &rnr_timer);
+			spin_lock_irqsave(&qp->sq.lock, flags);
+			if (sib_wq_empty(&qp->sq))
+				break;	/* reset while we were out */
+			if (status == -EAGAIN) {
+				if (!rnr_exhausted(qp, rnr_timer))
+					break;
+				status = IB_WC_RNR_RETRY_EXC_ERR;
+			}
+		}
+
+		memset(&wc, 0, sizeof(wc));
+		wc.wr_id = wqe->wr_id;
+		wc.status = status;
+		wc.opcode = wc_opcode(wqe->opcode);
+		wc.byte_len = wqe->length;
+		wc.qp = &qp->ibqp;
+		qp->sq.head++;
+		qp->rnr_left = qp->rnr_retry;
+		if (status != IB_WC_SUCCESS || qp->sq_sig_all ||
+		    (wqe->send_flags & IB_SEND_SIGNALED))
+			fire |= sib_cq_push(cq, &wc, false);
+		if (status != IB_WC_SUCCESS && status != IB_WC_WR_FLUSH_ERR &&
+		    !is_ud_like(qp->type))
+			to_error = true;
+	}
+	qp->sq_running = false;
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+
+	if (fire)
+		sib_cq_fire(cq);
+	if (to_error)
+		sib_qp_set_error(qp);
+}
+
+void sib_rnr_work(struct work_struct *work)
+{
+	struct sib_qp *qp = container_of(to_delayed_work(work), struct sib_qp,
+					 rnr_work);
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	qp->rnr_wait = false;
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+
+	local_bh_disable();
+	sib_sq_run(qp);
+	local_bh_enable();
+}

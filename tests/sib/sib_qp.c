@@ -1,0 +1,407 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Queue pairs: creation, the IBA state machine, the error flush, and
+ * destruction.  Work queues are rings of fixed-size entries.
+ */
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <rdma/ib_mad.h>
+#include "sib.h"
+
+int sib_wq_init(struct sib_wq *wq, u32 entries, u32 max_sge, size_t hdr)
+{
+	u32 n = roundup_pow_of_two(max_t(u32, entries, 1));
+
+	spin_lock_init(&wq->lock);
+	wq->stride = ALIGN(hdr + max_sge * sizeof(struct ib_sge), 16);
+	wq->buf = kvcalloc(n, wq->stride, GFP_KERNEL);
+	if (!wq->buf)
+		return -ENOMEM;
+	wq->mask = n - 1;
+	wq->head = 0;
+	wq->tail = 0;
+	wq->max_sge = max_sge;
+	return 0;
+}
+
+void sib_wq_free(struct sib_wq *wq)
+{
+	kvfree(wq->buf);
+	wq->buf = NULL;
+}
+
+static int check_caps(struct sib_dev *sdev, struct ib_qp_init_attr *init)
+{
+	struct ib_qp_cap *cap = &init->cap;
+	u32 max_wr = sdev->ibdev.attrs.max_qp_wr;
+
+	if (cap->max_send_wr > max_wr || cap->max_send_sge > SIB_MAX_SGE ||
+	    cap->max_inline_data)
+		return -EINVAL;
+	if (!init->srq &&
+	    (cap->max_recv_wr > max_wr || cap->max_recv_sge > SIB_MAX_SGE))
+		return -EINVAL;
+	if (init->create_flags & ~(IB_QP_CREATE_BLOCK_MULTICAST_LOOPBACK |
+				   IB_QP_CREATE_IPOIB_UD_LSO))
+		return -EOPNOTSUPP;
+	if ((init->create_flags & IB_QP_CREATE_IPOIB_UD_LSO) &&
+	    (!sib_lso_enabled || init->qp_type != IB_QPT_UD))
+		return -EINVAL;
+	return 0;
+}
+
+/* QP0 and QP1 live in their port; all others in the device's table. */
+static int assign_qpn(struct sib_qp *qp, struct ib_qp_init_attr *init)
+{
+	struct sib_dev *sdev = qp->sdev;
+	unsigned long flags;
+	u32 qpn;
+	int ret;
+
+	if (init->qp_type == IB_QPT_SMI || init->qp_type == IB_QPT_GSI) {
+		struct sib_port *port;
+
+		if (init->port_num < 1 || init->port_num > sdev->nports)
+			return -EINVAL;
+		qpn = init->qp_type == IB_QPT_GSI;
+		port = sib_port(sdev, init->port_num);
+		spin_lock_irqsave(&sib_fabric.lock, flags);
+		if (rcu_access_pointer(port->special_qp[qpn])) {
+			spin_unlock_irqrestore(&sib_fabric.lock, flags);
+			return -EBUSY;
+		}
+		rcu_assign_pointer(port->special_qp[qpn], qp);
+		spin_unlock_irqrestore(&sib_fabric.lock, flags);
+		qp->port_num = init->port_num;
+		qp->ibqp.qp_num = qpn;
+		return 0;
+	}
+
+	ret = xa_alloc_cyclic(&sdev->qps, &qpn, qp, XA_LIMIT(2, 0xffffff),
+			      &sdev->next_qpn, GFP_KERNEL);
+	if (ret < 0)
+		return ret;
+	qp->ibqp.qp_num = qpn;
+	qp->port_num = 1;
+	return 0;
+}
+
+static void release_qpn(struct sib_qp *qp)
+{
+	u32 qpn = qp->ibqp.qp_num;
+	unsigned long flags;
+
+	if (qpn > 1) {
+		xa_erase(&qp->sdev->qps, qpn);
+		return;
+	}
+	spin_lock_irqsave(&sib_fabric.lock, flags);
+	RCU_INIT_POINTER(sib_port(qp->sdev, qp->port_num)->special_qp[qpn],
+			 NULL);
+	spin_unlock_irqrestore(&sib_fabric.lock, flags);
+}
+
+int sib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		  struct ib_udata *udata)
+{
+	struct sib_dev *sdev = to_sdev(ibqp->device);
+	struct sib_qp *qp = to_sqp(ibqp);
+	size_t send_hdr = sizeof(struct sib_send_wqe);
+	int ret;
+
+	if (udata)
+		return -EOPNOTSUPP;
+	switch (init->qp_type) {
+	case IB_QPT_SMI:
+	case IB_QPT_GSI:
+	case IB_QPT_UD:
+	case IB_QPT_RC:
+	case IB_QPT_UC:
+		break;
+	default:
+		return -EOPNOTSUPP;
+	}
+	ret = check_caps(sdev, init);
+	if (ret)
+		return ret;
+
+	qp->sdev = sdev;
+	qp->type = init->qp_type;
+	qp->state = IB_QPS_RESET;
+	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
+	qp->block_mcast_loopback = init->create_flags &
+				   IB_QP_CREATE_BLOCK_MULTICAST_LOOPBACK;
+	INIT_LIST_HEAD(&qp->mcast_list);
+	INIT_DELAYED_WORK(&qp->rnr_work, sib_rnr_work);
+	INIT_WORK(&qp->event_work, sib_qp_event_work);
+
+	/* LSO headers are copied into the WQE when posted. */
+	if (init->create_flags & IB_QP_CREATE_IPOIB_UD_LSO)
+		send_hdr += SIB_MAX_LSO_HDR;
+	qp->lso = init->create_flags & IB_QP_CREATE_IPOIB_UD_LSO;
+	ret = sib_wq_init(&qp->sq, init->cap.max_send_wr,
+			  max_t(u32, init->cap.max_send_sge, 1), send_hdr);
+	if (ret)
+		return ret;
+	if (!init->srq) {
+		ret = sib_wq_init(&qp->rq, init->cap.max_recv_wr,
+				  max_t(u32, init->cap.max_recv_sge, 1),
+				  sizeof(struct sib_recv_wqe));
+		if (ret)
+			goto err_sq;
+	}
+
+	ret = assign_qpn(qp, init);
+	if (ret)
+		goto err_rq;
+
+	init->cap.max_send_wr = qp->sq.mask + 1;
+	init->cap.max_send_sge = qp->sq.max_sge;
+	if (!init->srq) {
+		init->cap.max_recv_wr = qp->rq.mask + 1;
+		init->cap.max_recv_sge = qp->rq.max_sge;
+	}
+	qp->cap = init->cap;
+	atomic_inc(&sdev->nr_qps);
+	return 0;
+
+err_rq:
+	sib_wq_free(&qp->rq);
+err_sq:
+	sib_wq_free(&qp->sq);
+	return ret;
+}
+
+static int check_attrs(struct sib_qp *qp, struct ib_qp_attr *attr, int mask)
+{
+	struct sib_dev *sdev = qp->sdev;
+
+	if ((mask & IB_QP_PORT) &&
+	    (attr->port_num < 1 || attr->port_num > sdev->nports ||
+	     qp->ibqp.qp_num <= 1))
+		return -EINVAL;
+	if ((mask & IB_QP_PKEY_INDEX) &&
+	    attr->pkey_index >= SIB_PKEY_TABLE_LEN)
+		return -EINVAL;
+	if ((mask & IB_QP_PATH_MTU) &&
+	    (attr->path_mtu < IB_MTU_256 || attr->path_mtu > IB_MTU_4096))
+		return -EINVAL;
+	if ((mask & IB_QP_DEST_QPN) && attr->dest_qp_num > 0xffffff)
+		return -EINVAL;
+	if ((mask & IB_QP_AV) &&
+	    attr->ah_attr.type != RDMA_AH_ATTR_TYPE_IB)
+		return -EINVAL;
+	if ((mask & IB_QP_MAX_QP_RD_ATOMIC) && attr->max_rd_atomic)
+		return -EINVAL;
+	if ((mask & IB_QP_MAX_DEST_RD_ATOMIC) && attr->max_dest_rd_atomic)
+		return -EINVAL;
+	return 0;
+}
+
+static void apply_av(struct sib_av *av, const struct rdma_ah_attr *attr)
+{
+	memset(av, 0, sizeof(*av));
+	av->dlid = rdma_ah_get_dlid(attr);
+	av->sl = rdma_ah_get_sl(attr);
+	av->port_num = rdma_ah_get_port_num(attr);
+	if (rdma_ah_get_ah_flags(attr) & IB_AH_GRH) {
+		const struct ib_global_route *grh = rdma_ah_read_grh(attr);
+
+		av->has_grh = true;
+		av->dgid = grh->dgid;
+		av->sgid_index = grh->sgid_index;
+		av->hop_limit = grh->hop_limit;
+		av->traffic_class = grh->traffic_class;
+		av->flow_label = grh->flow_label;
+	}
+}
+
+static void apply_attrs(struct sib_qp *qp, struct ib_qp_attr *attr, int mask)
+{
+	if (mask & IB_QP_PORT)
+		qp->port_num = attr->port_num;
+	if (mask & IB_QP_PKEY_INDEX)
+		qp->pkey_index = attr->pkey_index;
+	if (mask & IB_QP_QKEY)
+		qp->qkey = attr->qkey;
+	if (mask & IB_QP_AV)
+		apply_av(&qp->dest, &attr->ah_attr);
+	if (mask & IB_QP_PATH_MTU)
+		qp->path_mtu = attr->path_mtu;
+	if (mask & IB_QP_DEST_QPN)
+		qp->dest_qpn = attr->dest_qp_num;
+	if (mask & IB_QP_RQ_PSN)
+		qp->rq_psn = attr->rq_psn;
+	if (mask & IB_QP_SQ_PSN)
+		qp->sq_psn = attr->sq_psn;
+	if (mask & IB_QP_MIN_RNR_TIMER)
+		qp->min_rnr_timer = attr->min_rnr_timer;
+	if (mask & IB_QP_RNR_RETRY)
+		qp->rnr_retry = attr->rnr_retry;
+	if (mask & IB_QP_RETRY_CNT)
+		qp->retry_cnt = attr->retry_cnt;
+	if (mask & IB_QP_TIMEOUT)
+		qp->timeout = attr->timeout;
+}
+
+/* Change state with both queues locked, so senders and receivers agree. */
+static enum ib_qp_state set_state(struct sib_qp *qp, enum ib_qp_state state)
+{
+	struct sib_wq *rq = qp->ibqp.srq ? NULL : &qp->rq;
+	enum ib_qp_state old;
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	if (rq)
+		spin_lock(&rq->lock);
+	old = qp->state;
+	WRITE_ONCE(qp->state, state);
+	if (state == IB_QPS_RESET) {
+		qp->sq.head = qp->sq.tail;
+		if (rq)
+			rq->head = rq->tail;
+		qp->rnr_wait = false;
+	}
+	if (state == IB_QPS_ERR)
+		qp->rnr_wait = false;
+	if (rq)
+		spin_unlock(&rq->lock);
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	return old;
+}
+
+void sib_qp_event_work(struct work_struct *work)
+{
+	struct sib_qp *qp = container_of(work, struct sib_qp, event_work);
+	struct ib_event ev = {
+		.device = qp->ibqp.device,
+		.element.qp = &qp->ibqp,
+		.event = IB_EVENT_QP_LAST_WQE_REACHED,
+	};
+
+	if (qp->ibqp.event_handler)
+		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+}
+
+/*
+ * Move to the error state: every outstanding work request completes with
+ * a flush error, and a QP on an SRQ reports its last WQE (asynchronously,
+ * as from an event queue).  Safe in any context.
+ */
+void sib_qp_set_error(struct sib_qp *qp)
+{
+	if (set_state(qp, IB_QPS_ERR) == IB_QPS_ERR)
+		return;
+	sib_sq_run(qp);
+	sib_flush_rq(qp);
+	if (qp->ibqp.srq)
+		queue_work(sib_fabric.wq, &qp->event_work);
+}
+
+int sib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		  struct ib_udata *udata)
+{
+	struct sib_qp *qp = to_sqp(ibqp);
+	enum ib_qp_state cur = READ_ONCE(qp->state), next;
+	int ret;
+
+	if (udata)
+		return -EOPNOTSUPP;
+	if ((mask & IB_QP_CUR_STATE) && attr->cur_qp_state != cur &&
+	    !(cur == IB_QPS_SQE && attr->cur_qp_state == IB_QPS_RTS))
+		return -EINVAL;
+	next = (mask & IB_QP_STATE) ? attr->qp_state : cur;
+	if (!ib_modify_qp_is_ok(cur, next, qp->type, mask))
+		return -EINVAL;
+	ret = check_attrs(qp, attr, mask);
+	if (ret)
+		return ret;
+
+	apply_attrs(qp, attr, mask);
+	if (!(mask & IB_QP_STATE) || next == cur)
+		return 0;
+
+	switch (next) {
+	case IB_QPS_ERR:
+		sib_qp_set_error(qp);
+		break;
+	case IB_QPS_RESET:
+		set_state(qp, IB_QPS_RESET);
+		cancel_delayed_work_sync(&qp->rnr_work);
+		sib_cq_purge_qp(to_scq(ibqp->send_cq), qp);
+		if (ibqp->recv_cq != ibqp->send_cq)
+			sib_cq_purge_qp(to_scq(ibqp->recv_cq), qp);
+		break;
+	default:
+		set_state(qp, next);
+		/* Sends posted while draining may go again. */
+		if (next == IB_QPS_RTS)
+			sib_sq_run(qp);
+		break;
+	}
+	return 0;
+}
+
+int sib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		 struct ib_qp_init_attr *init)
+{
+	struct sib_qp *qp = to_sqp(ibqp);
+
+	memset(attr, 0, sizeof(*attr));
+	memset(init, 0, sizeof(*init));
+	attr->qp_state = READ_ONCE(qp->state);
+	attr->cur_qp_state = attr->qp_state;
+	attr->path_mtu = qp->path_mtu;
+	attr->path_mig_state = IB_MIG_MIGRATED;
+	attr->qkey = qp->qkey;
+	attr->rq_psn = qp->rq_psn;
+	attr->sq_psn = qp->sq_psn;
+	attr->dest_qp_num = qp->dest_qpn;
+	attr->cap = qp->cap;
+	sib_av_to_attr(&qp->dest, &attr->ah_attr);
+	attr->pkey_index = qp->pkey_index;
+	attr->port_num = qp->port_num;
+	attr->min_rnr_timer = qp->min_rnr_timer;
+	attr->rnr_retry = qp->rnr_retry;
+	attr->retry_cnt = qp->retry_cnt;
+	attr->timeout = qp->timeout;
+	attr->sq_draining = attr->qp_state == IB_QPS_SQD;
+
+	init->qp_type = qp->type;
+	init->send_cq = ibqp->send_cq;
+	init->recv_cq = ibqp->recv_cq;
+	init->srq = ibqp->srq;
+	init->cap = qp->cap;
+	init->sq_sig_type = qp->sq_sig_all ? IB_SIGNAL_ALL_WR :
+					     IB_SIGNAL_REQ_WR;
+	init->port_num = qp->port_num;
+	return 0;
+}
+
+struct sib_qp *sib_qp_lookup(struct sib_port *port, u32 qpn)
+{
+	if (qpn <= 1)
+		return rcu_dereference(port->special_qp[qpn]);
+	return xa_load(&port->sdev->qps, qpn);
+}
+
+int sib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
+{
+	struct sib_qp *qp = to_sqp(ibqp);
+
+	/* Unreachable first, then wait out deliveries already under way. */
+	release_qpn(qp);
+	sib_mcast_detach_all(qp);
+	set_state(qp, IB_QPS_RESET);
+	synchronize_rcu();
+	cancel_delayed_work_sync(&qp->rnr_work);
+	cancel_work_sync(&qp->event_work);
+
+	sib_cq_purge_qp(to_scq(ibqp->send_cq), qp);
+	if (ibqp->recv_cq != ibqp->send_cq)
+		sib_cq_purge_qp(to_scq(ibqp->recv_cq), qp);
+	sib_wq_free(&qp->sq);
+	sib_wq_free(&qp->rq);
+	atomic_dec(&qp->sdev->nr_qps);
+	return 0;
+}

@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The subnet manager: hands out LIDs, brings ports up and down, holds the
+ * P_Key tables and tells the ports' owners through ib_core events.
+ */
+#include "sib.h"
+
+void sib_port_event(struct sib_port *port, enum ib_event_type type)
+{
+	struct ib_event ev = {
+		.device = &port->sdev->ibdev,
+		.element.port_num = port->port_num,
+		.event = type,
+	};
+
+	ib_dispatch_event(&ev);
+}
+
+/* Under sib_fabric.lock. */
+static u16 free_lid(void)
+{
+	u16 lid;
+
+	for (lid = SIB_FIRST_LID; lid <= SIB_MAX_LID; lid++)
+		if (!rcu_access_pointer(sib_fabric.by_lid[lid]))
+			return lid;
+	return 0;
+}
+
+static void add_partitions(struct sib_port *port)
+{
+	int i;
+
+	for (i = 0; i < SIB_PKEY_TABLE_LEN; i++) {
+		u16 pkey = READ_ONCE(port->pkeys[i]);
+
+		if (sib_pkey_valid(pkey))
+			sib_sa_add_partition(pkey);
+	}
+}
+
+void sib_sm_port_up(struct sib_port *port)
+{
+	unsigned long flags;
+	bool changed;
+
+	spin_lock_irqsave(&sib_fabric.lock, flags);
+	changed = port->state != IB_PORT_ACTIVE;
+	WRITE_ONCE(port->state, IB_PORT_ACTIVE);
+	spin_unlock_irqrestore(&sib_fabric.lock, flags);
+	if (changed)
+		sib_port_event(port, IB_EVENT_PORT_ACTIVE);
+}
+
+void sib_sm_port_down(struct sib_port *port)
+{
+	unsigned long flags;
+	bool changed;
+
+	spin_lock_irqsave(&sib_fabric.lock, flags);
+	changed = port->state != IB_PORT_DOWN;
+	WRITE_ONCE(port->state, IB_PORT_DOWN);
+	spin_unlock_irqrestore(&sib_fabric.lock, flags);
+	if (!changed)
+		return;
+	/* The SM sweeps the dead port out of every multicast group. */
+	sib_sa_port_gone(port);
+	sib_port_event(port, IB_EVENT_PORT_ERR);
+}
+
+int sib_sm_add_device(struct sib_dev *sdev)
+{
+	unsigned long flags;
+	u32 p;
+
+	for (p = 1; p <= sdev->nports; p++) {
+		struct sib_port *port = sib_port(sdev, p);
+		u16 lid;
+
+		spin_lock_irqsave(&sib_fabric.lock, flags);
+		lid = free_lid();
+		if (lid) {
+			WRITE_ONCE(port->lid, lid);
+			rcu_assign_pointer(sib_fabric.by_lid[lid], port);
+		}
+		spin_unlock_irqrestore(&sib_fabric.lock, flags);
+		if (!lid)
+			return -ENOSPC;
+		add_partitions(port);
+		sib_sm_port_up(port);
+	}
+	return 0;
+}
+
+void sib_sm_remove_device(struct sib_dev *sdev)
+{
+	unsigned long flags;
+	u32 p;
+
+	for (p = 1; p <= sdev->nports; p++) {
+		struct sib_port *port = sib_port(sdev, p);
+
+		spin_lock_irqsave(&sib_fabric.lock, flags);
+		WRITE_ONCE(port->state, IB_PORT_DOWN);
+		if (port->lid)
+			RCU_INIT_POINTER(sib_fabric.by_lid[port->lid], NULL);
+		spin_unlock_irqrestore(&sib_fabric.lock, flags);
+		sib_sa_port_gone(port);
+	}
+	synchronize_rcu();
+}
+
+/* Replace a port's P_Key table; zero entries are empty slots. */
+int sib_sm_set_pkeys(struct sib_port *port, const u16 *pkeys, u32 n)
+{
+	unsigned long flags;
+	u32 i;
+
+	if (n > SIB_PKEY_TABLE_LEN)
+		return -EINVAL;
+	for (i = 0; i < n; i++)
+		if (pkeys[i] && !sib_pkey_valid(pkeys[i]))
+			return -EINVAL;
+
+	spin_lock_irqsave(&sib_fabric.lock, flags);
+	for (i = 0; i < SIB_PKEY_TABLE_LEN; i++)
+		WRITE_ONCE(port->pkeys[i], i < n ? pkeys[i] : 0);
+	spin_unlock_irqrestore(&sib_fabric.lock, flags);
+
+	add_partitions(port);
+	sib_port_event(port, IB_EVENT_PKEY_CHANGE);
+	return 0;
+}
+
+int sib_sm_set_lid(struct sib_port *port, u16 lid)
+{
+	unsigned long flags;
+	int ret = 0;
+
+	if (lid < SIB_FIRST_LID || lid > SIB_MAX_LID)
+		return -EINVAL;
+	spin_lock_irqsave(&sib_fabric.lock, flags);
+	if (lid == port->lid) {
+		spin_unlock_irqrestore(&sib_fabric.lock, flags);
+		return 0;
+	}
+	if (rcu_access_pointer(sib_fabric.by_lid[lid])) {
+		ret = -EADDRINUSE;
+	} else {
+		RCU_INIT_POINTER(sib_fabric.by_lid[port->lid], NULL);
+		WRITE_ONCE(port->lid, lid);
+		rcu_assign_pointer(sib_fabric.by_lid[lid], port);
+	}
+	spin_unlock_irqrestore(&sib_fabric.lock, flags);
+	if (!ret)
+		sib_port_event(port, IB_EVENT_LID_CHANGE);
+	return ret;
+}
+
+/* A new link MTU means a retrained link: the port bounces. */
+int sib_sm_set_mtu(struct sib_port *port, enum ib_mtu mtu)
+{
+	bool was_up = READ_ONCE(port->state) == IB_PORT_ACTIVE;
+
+	if (mtu < IB_MTU_256 || mtu > IB_MTU_4096)
+		return -EINVAL;
+	if (was_up)
+		sib_sm_port_down(port);
+	WRITE_ONCE(port->active_mtu, mtu);
+	if (was_up)
+		sib_sm_port_up(port);
+	return 0;
+}
+
+/* "Client reregister" to one port: its memberships are forgotten. */
+void sib_sm_reregister_port(struct sib_port *port)
+{
+	sib_sa_port_gone(port);
+	sib_port_event(port, IB_EVENT_CLIENT_REREGISTER);
+}
+
+/* A restarted SM: every membership is gone, every port must rejoin. */
+void sib_sm_restart(void)
+{
+	u32 d, p;
+
+	sib_sa_reregister();
+	for (d = 0; d < sib_fabric.ndevs; d++) {
+		struct sib_dev *sdev = sib_fabric.devs[d];
+
+		for (p = 1; p <= sdev->nports; p++) {
+			struct sib_port *port = sib_port(sdev, p);
+
+			if (READ_ONCE(port->state) == IB_PORT_ACTIVE)
+				sib_port_event(port, IB_EVENT_CLIENT_REREGISTER);
+		}
+	}
+}
