@@ -1,0 +1,89 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Helpers for test cases; a case starts with
+#
+#   set -eu
+#   . "$TESTS_LIB/common.sh"
+#
+# A case passes when it exits 0 and the kernel logged nothing bad meanwhile.
+# The harness resets the VM after each case (processes, namespaces, links,
+# modules), so a case need not clean up after itself.
+
+# step MSG: print a heading, so the output reads like a session.
+step() { printf '\n== %s\n' "$*"; }
+
+# pass / fail MSG / skip MSG: end the case (skip: exit status 77).
+pass() { echo PASS; exit 0; }
+fail() { echo "FAIL: $*" >&2; exit 1; }
+skip() { echo "SKIP: $*"; exit 77; }
+
+# ns_add NAME: a network namespace with its loopback up.
+ns_add() {
+	ip netns add "$1"
+	ip -n "$1" link set lo up
+}
+
+# on NAME CMD...: run CMD in namespace NAME, showing it first.
+# ("in" would read better, but it is a reserved word of bash.)
+on() {
+	local ns=$1
+	shift
+	echo "[$ns] $*"
+	ip netns exec "$ns" "$@"
+}
+
+# move_to_ns IFACE NS: move a network interface into a namespace.
+move_to_ns() { ip link set dev "$1" netns "$2"; }
+
+# assert CMD...: run CMD; fail, showing it, unless it succeeds.
+assert() { "$@" || fail "assertion failed (exit $?): $*"; }
+
+# assert_eq A B WHAT / assert_ge A B WHAT: compare (integers for _ge).
+assert_eq() { [ "$1" = "$2" ] || fail "${3:-value}: expected '$2', got '$1'"; }
+assert_ge() { [ "$1" -ge "$2" ] || fail "${3:-value}: expected >= $2, got $1"; }
+
+# wait_for SECONDS CMD...: retry CMD every 0.1 s until it succeeds; when
+# SECONDS pass first, say so and return 1.
+wait_for() {
+	local end=$((SECONDS + $1))
+	shift
+	until "$@" >/dev/null 2>&1; do
+		if [ "$SECONDS" -ge "$end" ]; then
+			echo "wait_for: gave up waiting for: $*" >&2
+			return 1
+		fi
+		sleep 0.1
+	done
+}
+
+# kernel_log_mark MSG: write MSG into the kernel log, to find one's place in it.
+kernel_log_mark() { echo "test: $*" >/dev/kmsg; }
+
+# iface_of_port IBDEV PORT: print the IPoIB netdev (of this namespace) bound to
+# port PORT of IB device IBDEV: the one whose hardware address holds the
+# port's GID (and, among a parent and its children, the parent).
+iface_of_port() {
+	local gid n addr found=
+	gid=$(tr -d ':\n' <"/sys/class/infiniband/$1/ports/$2/gids/0") || return 1
+	for n in /sys/class/net/*; do
+		[ "$(cat "$n/type")" = 32 ] || continue # ARPHRD_INFINIBAND
+		addr=$(tr -d ':\n' <"$n/address")
+		[ "${addr:8}" = "$gid" ] || continue
+		found=${n##*/}
+		# A child (pkey) interface names its parent in iflink.
+		[ "$(cat "$n/iflink")" = "$(cat "$n/ifindex")" ] && break
+	done
+	[ -n "$found" ] || { echo "iface_of_port: no netdev for $1 port $2" >&2; return 1; }
+	echo "$found"
+}
+
+# netdev_stat IFACE COUNTER [NS]: print a counter of
+# /sys/class/net/IFACE/statistics/, e.g. rx_bytes.
+netdev_stat() {
+	if [ -n "${3:-}" ]; then
+		ip netns exec "$3" cat "/sys/class/net/$1/statistics/$2"
+	else
+		cat "/sys/class/net/$1/statistics/$2"
+	fi
+}

@@ -1,0 +1,15 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Harness self-test: run after the others, checks that the reset left no
+# namespace, extra link, user process or module behind.
+set -eu
+# shellcheck source=SCRIPTDIR/../../lib/common.sh
+. "$TESTS_LIB/common.sh"
+
+assert_eq "$(ip netns list)" "" "namespaces"
+assert_eq "$(ip -o link show | wc -l)" 1 "links (only lo)"
+assert_eq "$(lsmod | tail -n +2)" "" "modules"
+procs=$(ps -o pid,comm | awk '$2 == "sleep"')
+assert_eq "$procs" "" "leftover sleep processes"
+pass
