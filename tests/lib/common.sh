@@ -6,9 +6,24 @@
 #   set -eu
 #   . "$TESTS_LIB/common.sh"
 #
-# A case passes when it exits 0 and the kernel logged nothing bad meanwhile.
+# A case passes when it exits 0 and the kernel logged nothing bad meanwhile;
+# exit status 77 (skip) reports it skipped.
 # The harness resets the VM after each case (processes, namespaces, links,
 # modules), so a case need not clean up after itself.
+
+# Under "set -e", name the command that ended the case (once: not again
+# from within a command substitution).
+if [[ $- == *e* ]]; then
+	set -E
+	_on_err() {
+		[ "$BASH_SUBSHELL" -eq 0 ] || return 0
+		case $3 in
+		return*) echo "FAIL: $2 (exit $1)" >&2 ;; # a helper said why
+		*) echo "FAIL: $2: $3 (exit $1)" >&2 ;;
+		esac
+	}
+	trap '_on_err $? "${BASH_SOURCE[0]##*/}:$LINENO" "$BASH_COMMAND"' ERR
+fi
 
 # step MSG: print a heading, so the output reads like a session.
 step() { printf '\n== %s\n' "$*"; }
