@@ -3,6 +3,7 @@
 #
 # Harness self-test: run after the others, checks that the reset left no
 # namespace, extra link, user process or module behind.
+# expect: PASS
 set -eu
 # shellcheck source=SCRIPTDIR/../../lib/common.sh
 . "$TESTS_LIB/common.sh"

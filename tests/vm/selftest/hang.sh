@@ -8,6 +8,7 @@
 #   GRACE=10 tests/vm/run --no-build tests/vm/selftest/hang.sh
 #
 # timeout: 5
+# expect: FAIL gave up waiting for case
 echo "stopping my timeout (pid $PPID) and sleeping forever"
 kill -STOP "$PPID"
 while :; do sleep 1000; done

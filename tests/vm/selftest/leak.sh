@@ -4,6 +4,7 @@
 # Harness self-test: loads modules and leaves them loaded with users (a veth
 # pair inside a namespace, a process holding the namespace); the reset must
 # remove them all. Passes; the next case sees a clean VM.
+# expect: PASS
 set -eu
 # shellcheck source=SCRIPTDIR/../../lib/common.sh
 . "$TESTS_LIB/common.sh"

@@ -5,6 +5,7 @@
 # leaves a background process and a namespace behind for the reset to clean.
 #
 # timeout: 5
+# expect: FAIL timed out
 set -eu
 # shellcheck source=SCRIPTDIR/../../lib/common.sh
 . "$TESTS_LIB/common.sh"
