@@ -18,16 +18,19 @@ BUILD ?= $(top)/build/$(KVER)
 KO_DIR ?= $(BUILD)/ko
 
 # Each module is built in a directory of its own under $(BUILD), made of
-# symlinks to the sources, so that one tree yields several variants.
+# symlinks to the sources, so that one tree yields several variants: our
+# driver as ib_ipoib, and as ipoib_alt to run beside the in-tree one.
 TEST_MODULES := sib
+ALT_NAME := ipoib_alt
+VARIANTS := ipoib $(ALT_NAME) $(TEST_MODULES)
 
 .PHONY: all modules vm-modules clean deps check unit lint vm demo
 
 all: modules
 
-modules: $(addprefix mod-,$(TEST_MODULES))
+modules: $(addprefix mod-,$(VARIANTS))
 	@mkdir -p $(KO_DIR)
-	@for d in $(TEST_MODULES); do cp $(BUILD)/$$d/*.ko $(KO_DIR)/; done
+	@for d in $(VARIANTS); do cp $(BUILD)/$$d/*.ko $(KO_DIR)/; done
 
 # Symlink a source directory into a build directory and run Kbuild there.
 define build_module
@@ -39,6 +42,12 @@ endef
 
 mod-sib:
 	$(call build_module,sib,$(top)/tests/sib,)
+
+mod-ipoib:
+	$(call build_module,ipoib,$(top),)
+
+mod-$(ALT_NAME):
+	$(call build_module,$(ALT_NAME),$(top),MODNAME=$(ALT_NAME))
 
 vm-modules: modules
 

@@ -1,0 +1,436 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * IP over InfiniBand: the interface's state, shared by the driver's files.
+ *
+ *   ipoib_main.c       module, ib_client, creating a port's interfaces
+ *   ipoib_netdev.c     net_device ops, header ops, MTU, stats, TX timeout
+ *   ipoib_ib.c         UD data path: rings, NAPI, send, receive
+ *   ipoib_verbs.c      QP and CQ set-up and state changes
+ *   ipoib_neigh.c      neighbours (20-byte address -> AH, QPN, connection)
+ *   ipoib_path.c       SA path records and unicast address handles
+ *   ipoib_ah.c         address handle lifetime
+ *   ipoib_multicast.c  groups, joins, leaves, send-only groups
+ *   ipoib_events.c     port events and the flushes they call for
+ *   ipoib_child.c      P_Key child interfaces
+ *   ipoib_cm*.c        connected mode (RFC 4755)
+ *   ipoib_sysfs.c, ipoib_netlink.c, ipoib_ethtool.c, ipoib_debugfs.c
+ *                      what users touch
+ */
+#ifndef IPOIB_H
+#define IPOIB_H
+
+#include <linux/netdevice.h>
+#include <linux/skbuff.h>
+#include <linux/rhashtable.h>
+#include <linux/workqueue.h>
+#include <linux/u64_stats_sync.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/ib_sa.h>
+#include "compat.h"
+#include "ipoib_wire.h"
+
+#define DRV_NAME		KBUILD_MODNAME
+#define DRV_VERSION		"1.0"
+
+#define IPOIB_HARD_LEN		(IPOIB_PSEUDO_LEN + IPOIB_ENCAP_LEN)
+#define IPOIB_PSEUDO_LEN	IPOIB_ALEN	/* destination, ahead of the header */
+#define IPOIB_MAX_QUEUED	16	/* packets held per unresolved target */
+#define IPOIB_NEIGH_IDLE	(60 * HZ)	/* unused neighbours age out */
+#define IPOIB_GC_INTERVAL	(10 * HZ)
+#define IPOIB_RETRY_MIN		(HZ / 10)	/* backoff for SA retries */
+#define IPOIB_RETRY_MAX		(16 * HZ)
+#define IPOIB_PATH_TIMEOUT_MS	1000
+#define IPOIB_DEFAULT_QKEY	0x0000000b	/* broadcast group we create */
+#define IPOIB_TX_REAP_BATCH	16
+
+/* Module parameters (ipoib_main.c). */
+extern unsigned int ipoib_sendq_size;
+extern unsigned int ipoib_recvq_size;
+extern int ipoib_debug_level;
+extern int ipoib_mcast_debug_level;
+
+struct ipoib_dev;
+
+/* The link-layer header that follows the GRH on the wire. */
+struct ipoib_header {
+	__be16 proto;
+	__be16 reserved;
+};
+
+/* Ahead of the IPoIB header in a TX skb: where the packet goes. */
+struct ipoib_pseudo_header {
+	u8 hwaddr[IPOIB_ALEN];
+};
+
+/*
+ * An address handle shared by paths, groups and neighbours.  It dies when
+ * the last user lets go, but is only destroyed once no xmit can still be
+ * using it: an RCU grace period, then every send posted by then completed.
+ */
+struct ipoib_ah {
+	struct ib_ah *ah;
+	struct ipoib_dev *priv;
+	struct kref ref;
+	struct list_head dead_link;
+	unsigned long rcu_cookie;
+	unsigned int drain_to;		/* tx_head when the grace period ended */
+	bool draining;
+};
+
+struct ipoib_path {
+	struct ipoib_dev *priv;
+	union ib_gid dgid;
+	struct hlist_node hash_link;	/* priv->paths, under priv->lock */
+	struct list_head neighs;	/* neighbours using this path */
+	struct sa_path_rec rec;
+	struct ipoib_ah *ah;		/* NULL until resolved */
+	bool valid;			/* rec and ah are current */
+	struct ib_sa_query *query;
+	int query_id;
+	struct completion query_done;
+	unsigned long retry_at;		/* no new query before this */
+	unsigned long backoff;
+};
+
+struct ipoib_mcast {
+	struct ipoib_dev *priv;
+	union ib_gid mgid;
+	struct hlist_node hash_link;	/* priv->mcasts */
+	struct list_head list;		/* priv->mcast_list */
+	struct ib_sa_mcmember_rec rec;
+	struct ib_sa_multicast *sa;	/* join in progress or done */
+	struct ipoib_ah *ah;
+	struct list_head neighs;	/* neighbours sending to this group */
+	struct sk_buff_head queue;	/* sends waiting for the join */
+	unsigned long retry_at;
+	unsigned long backoff;
+	unsigned long last_used;	/* send-only groups age out */
+	bool sendonly;
+	bool create;			/* next join may create the group */
+	bool ready;			/* joined, AH made */
+	bool qp_attached;
+	bool busy;			/* SA join outstanding */
+	bool wanted;			/* still in the netdev mc list */
+	bool dead;			/* leaving: ignore the join callback */
+};
+
+/* Who answers a 20-byte link address, and how to reach it. */
+struct ipoib_neigh {
+	u8 daddr[IPOIB_ALEN];
+	struct rhash_head hash_node;
+	struct ipoib_dev *priv;
+	struct ipoib_ah __rcu *ah;	/* set when resolved */
+	u32 qpn;
+	struct ipoib_path *path;	/* unicast; under priv->lock */
+	struct ipoib_mcast *mcast;	/* multicast; under priv->lock */
+	struct list_head owner_link;	/* path->neighs or mcast->neighs */
+	struct list_head all_link;	/* priv->neigh_list */
+	struct sk_buff_head queue;	/* sends waiting for resolution */
+	struct ipoib_cm_tx *cm;		/* connected-mode transmit side */
+	unsigned long last_used;
+	struct rcu_head rcu;
+	bool dead;
+};
+
+struct ipoib_rx_slot {
+	struct sk_buff *skb;
+	u64 mapping;
+};
+
+struct ipoib_tx_slot {
+	struct sk_buff *skb;
+	unsigned int head_len;		/* mapped linear part, 0 if none */
+	u64 mapping[MAX_SKB_FRAGS + 1];
+};
+
+/* Counters beyond rtnl_link_stats64, reported by ethtool -S. */
+enum ipoib_counter {
+	IPOIB_CNT_TX_DROP_NO_PATH,
+	IPOIB_CNT_TX_DROP_QUEUE_FULL,
+	IPOIB_CNT_TX_DROP_NO_MCAST,
+	IPOIB_CNT_TX_DROP_TOO_BIG,
+	IPOIB_CNT_TX_DROP_MAP,
+	IPOIB_CNT_TX_DROP_POST,
+	IPOIB_CNT_TX_DROP_BAD_ADDR,
+	IPOIB_CNT_TX_LSO,
+	IPOIB_CNT_TX_CSUM,
+	IPOIB_CNT_TX_ERRORS_WC,
+	IPOIB_CNT_TX_TIMEOUTS,
+	IPOIB_CNT_RX_DROP_NO_MEM,
+	IPOIB_CNT_RX_DROP_OWN_MCAST,
+	IPOIB_CNT_RX_DROP_BAD_LEN,
+	IPOIB_CNT_RX_ERRORS_WC,
+	IPOIB_CNT_RX_CSUM_OK,
+	IPOIB_CNT_PATH_QUERIES,
+	IPOIB_CNT_PATH_FAILURES,
+	IPOIB_CNT_MCAST_JOINS,
+	IPOIB_CNT_MCAST_JOIN_FAILURES,
+	IPOIB_CNT_MCAST_LEAVES,
+	IPOIB_CNT_NEIGH_CREATED,
+	IPOIB_CNT_NEIGH_GC,
+	IPOIB_CNT_FLUSHES,
+	IPOIB_CNT_CM_CONNECTS,
+	IPOIB_CNT_CM_ACCEPTS,
+	IPOIB_CNT_CM_REJECTS,
+	IPOIB_CNT_CM_CROSSINGS,
+	IPOIB_CNT_CM_PMTU_SIGNALS,
+	IPOIB_NR_COUNTERS
+};
+
+extern const char *const ipoib_counter_names[IPOIB_NR_COUNTERS];
+
+struct ipoib_ring_stats {
+	struct u64_stats_sync sync;
+	u64 packets;
+	u64 bytes;
+};
+
+/* Interface flags (priv->flags bits). */
+enum {
+	IPOIB_OPEN,			/* ndo_open done, rings live */
+	IPOIB_PKEY_ASSIGNED,		/* our P_Key is in the port table */
+	IPOIB_QP_READY,			/* QP in RTS */
+	IPOIB_UMCAST,
+	IPOIB_CHILD,
+	IPOIB_GOING_DOWN,		/* interface being removed */
+	IPOIB_MCAST_RUN,		/* the join task may run */
+};
+
+enum ipoib_flush_level {
+	IPOIB_FLUSH_LIGHT,		/* paths and AHs stale */
+	IPOIB_FLUSH_NORMAL,		/* ... and groups must be rejoined */
+	IPOIB_FLUSH_HEAVY,		/* ... and the P_Key index may move */
+};
+
+struct ipoib_dev {
+	struct net_device *dev;
+	struct ib_device *ca;
+	u32 port;
+	u16 pkey;			/* with the full-member bit as configured */
+	u16 pkey_index;
+	unsigned long flags;
+	struct ipoib_dev *parent;	/* NULL for the port's main interface */
+	struct list_head children;	/* on the parent, under children_lock */
+	struct list_head child_link;
+	struct mutex children_lock;	/* parent only */
+	bool sysfs_child;		/* made by create_child */
+
+	/* Verbs objects. */
+	struct ib_pd *pd;
+	struct ib_cq *recv_cq;
+	struct ib_cq *send_cq;
+	struct ib_qp *qp;
+	u32 qpn;
+	u32 qkey;
+	union ib_gid local_gid;
+	u16 local_lid;
+	unsigned int max_ib_mtu;	/* port's active IB MTU, bytes */
+	unsigned int mcast_mtu;		/* broadcast group's IB MTU - 4 */
+	unsigned int admin_mtu;		/* what the user asked for */
+	unsigned int rx_buf_size;	/* bytes of a UD receive buffer */
+	bool hca_csum;
+	bool hca_lso;
+	unsigned int max_send_sge;
+
+	/* Data path. */
+	struct napi_struct napi;
+	struct ipoib_rx_slot *rx_ring;
+	struct ipoib_tx_slot *tx_ring;
+	unsigned int rx_size;		/* power of two */
+	unsigned int tx_size;		/* power of two */
+	unsigned int tx_head;		/* sends posted, under netif_tx_lock */
+	unsigned int tx_tail;		/* sends completed, in NAPI */
+	struct ib_sge tx_sge[MAX_SKB_FRAGS + 1];
+	struct ib_ud_wr tx_wr;
+	struct ib_sge rx_sge;
+	struct ib_recv_wr rx_wr;
+	struct ipoib_ring_stats rx_stats;
+	struct ipoib_ring_stats tx_stats;
+	atomic_long_t rx_dropped;
+	atomic_long_t tx_dropped;
+	atomic_long_t rx_errors;
+	atomic_long_t tx_errors;
+	atomic_long_t counters[IPOIB_NR_COUNTERS];
+	unsigned int tx_timeout_tail;	/* tx_tail when the watchdog fired */
+
+	/* Slow path, under lock. */
+	spinlock_t lock;		/* paths, groups, neighbour ownership */
+	struct rhashtable neighs;
+	struct list_head neigh_list;
+	DECLARE_HASHTABLE(paths, 6);
+	DECLARE_HASHTABLE(mcasts, 6);
+	struct list_head mcast_list;
+	struct ipoib_mcast *broadcast;
+	spinlock_t ah_lock;		/* dead_ahs: taken under lock, too */
+	struct list_head dead_ahs;
+
+	struct mutex state_lock;	/* open, stop, flushes, recovery */
+	struct workqueue_struct *wq;	/* ordered: joins, flushes, GC */
+	struct delayed_work link_task;	/* MTU follows the broadcast group */
+	struct delayed_work mcast_task;
+	struct work_struct mcast_restart_task;
+	struct delayed_work gc_task;
+	struct delayed_work ah_reap_task;
+	struct work_struct flush_light;
+	struct work_struct flush_normal;
+	struct work_struct flush_heavy;
+	struct work_struct tx_recover_task;
+	struct ib_event_handler event_handler;
+
+	struct ipoib_cm_dev *cm;	/* connected mode, NULL when unsupported */
+	struct dentry *debugfs;
+};
+
+static inline struct ipoib_dev *ipoib_priv(const struct net_device *dev)
+{
+	return netdev_priv(dev);
+}
+
+static inline void ipoib_count(struct ipoib_dev *priv, enum ipoib_counter c)
+{
+	atomic_long_inc(&priv->counters[c]);
+}
+
+static inline bool ipoib_is_child(const struct ipoib_dev *priv)
+{
+	return priv->parent;
+}
+
+#define ipoib_dbg(priv, fmt, ...)					\
+	do {								\
+		if (ipoib_debug_level > 0)				\
+			netdev_dbg((priv)->dev, fmt, ##__VA_ARGS__);	\
+	} while (0)
+#define ipoib_dbg_mcast(priv, fmt, ...)					\
+	do {								\
+		if (ipoib_mcast_debug_level > 0)			\
+			netdev_dbg((priv)->dev, fmt, ##__VA_ARGS__);	\
+	} while (0)
+
+/* ipoib_main.c */
+extern struct ib_sa_client ipoib_sa_client;
+extern struct workqueue_struct *ipoib_wq;
+struct net_device *ipoib_create_netdev(struct ib_device *ca, u32 port,
+				       const char *name, u16 pkey,
+				       struct ipoib_dev *parent);
+int ipoib_register_netdev(struct net_device *dev);
+
+/* ipoib_netdev.c */
+void ipoib_setup(struct net_device *dev);
+extern const struct header_ops ipoib_header_ops;
+int ipoib_set_mtu_limits(struct ipoib_dev *priv);
+void ipoib_update_mtu(struct ipoib_dev *priv);
+void ipoib_stats_fold(struct ipoib_dev *priv, struct rtnl_link_stats64 *s);
+void ipoib_xmit_unicast_slow(struct ipoib_dev *priv, struct sk_buff *skb,
+			     const u8 *daddr);
+
+/* ipoib_ib.c */
+int ipoib_ib_open(struct ipoib_dev *priv);
+void ipoib_ib_stop(struct ipoib_dev *priv);
+int ipoib_ud_send(struct ipoib_dev *priv, struct sk_buff *skb,
+		  struct ipoib_ah *ah, u32 qpn);
+int ipoib_poll(struct napi_struct *napi, int budget);
+void ipoib_rx_completion(struct ib_cq *cq, void *ctx);
+void ipoib_tx_completion(struct ib_cq *cq, void *ctx);
+void ipoib_tx_recover(struct work_struct *work);
+void ipoib_push_pseudo_header(struct sk_buff *skb, const u8 *daddr);
+
+/* ipoib_verbs.c */
+int ipoib_transport_init(struct ipoib_dev *priv);
+void ipoib_transport_cleanup(struct ipoib_dev *priv);
+int ipoib_qp_bring_up(struct ipoib_dev *priv);
+int ipoib_qp_to_error(struct ipoib_dev *priv);
+int ipoib_qp_reset(struct ipoib_dev *priv);
+int ipoib_qp_set_qkey(struct ipoib_dev *priv, u32 qkey);
+int ipoib_mcast_attach(struct ipoib_dev *priv, struct ipoib_mcast *mcast);
+void ipoib_mcast_detach(struct ipoib_dev *priv, struct ipoib_mcast *mcast);
+bool ipoib_find_pkey_index(struct ipoib_dev *priv);
+
+/* ipoib_ah.c */
+struct ipoib_ah *ipoib_ah_create(struct ipoib_dev *priv,
+				 struct rdma_ah_attr *attr);
+void ipoib_ah_put(struct ipoib_ah *ah);
+static inline struct ipoib_ah *ipoib_ah_get(struct ipoib_ah *ah)
+{
+	kref_get(&ah->ref);
+	return ah;
+}
+
+void ipoib_ah_reap(struct work_struct *work);
+void ipoib_ah_reap_all(struct ipoib_dev *priv);
+
+/* ipoib_neigh.c */
+int ipoib_neigh_table_init(struct ipoib_dev *priv);
+void ipoib_neigh_table_destroy(struct ipoib_dev *priv);
+struct ipoib_neigh *ipoib_neigh_find(struct ipoib_dev *priv, const u8 *daddr);
+struct ipoib_neigh *ipoib_neigh_get_or_create(struct ipoib_dev *priv,
+					      const u8 *daddr);
+void ipoib_neigh_set_ah(struct ipoib_neigh *neigh, struct ipoib_ah *ah);
+void ipoib_neigh_kill(struct ipoib_neigh *neigh);
+void ipoib_neigh_flush_all(struct ipoib_dev *priv);
+void ipoib_neigh_gc(struct work_struct *work);
+bool ipoib_neigh_queue(struct ipoib_neigh *neigh, struct sk_buff *skb);
+void ipoib_requeue(struct ipoib_dev *priv, struct sk_buff_head *q);
+void ipoib_drop_queue(struct ipoib_dev *priv, struct sk_buff_head *q,
+		      enum ipoib_counter why);
+
+/* ipoib_path.c */
+void ipoib_path_resolve(struct ipoib_dev *priv, struct ipoib_neigh *neigh,
+			struct sk_buff_head *ready);
+void ipoib_paths_invalidate(struct ipoib_dev *priv);
+void ipoib_paths_flush(struct ipoib_dev *priv);
+
+/* ipoib_multicast.c */
+void ipoib_mcast_start(struct ipoib_dev *priv);
+void ipoib_mcast_stop(struct ipoib_dev *priv);
+void ipoib_mcast_flush(struct ipoib_dev *priv);
+void ipoib_mcast_restart(struct ipoib_dev *priv);
+void ipoib_mcast_send(struct ipoib_dev *priv, struct sk_buff *skb,
+		      const u8 *daddr);
+void ipoib_mcast_task(struct work_struct *work);
+void ipoib_mcast_restart_task(struct work_struct *work);
+void ipoib_mcast_gc(struct ipoib_dev *priv);
+void ipoib_link_task(struct work_struct *work);
+
+/* ipoib_events.c */
+void ipoib_event(struct ib_event_handler *handler, struct ib_event *event);
+void ipoib_flush_light(struct work_struct *work);
+void ipoib_flush_normal(struct work_struct *work);
+void ipoib_flush_heavy(struct work_struct *work);
+void ipoib_restart_data_path(struct ipoib_dev *priv);
+
+/* Mode switching (ipoib_netdev.c until connected mode lands). */
+bool ipoib_mode_connected(const struct ipoib_dev *priv);
+int ipoib_set_mode(struct ipoib_dev *priv, bool connected,
+		   struct netlink_ext_ack *extack);
+int ipoib_set_umcast(struct ipoib_dev *priv, bool on);
+
+/* ipoib_child.c */
+int ipoib_child_add(struct ipoib_dev *parent, u16 pkey, const char *name,
+		    struct net_device **out);
+int ipoib_child_del(struct ipoib_dev *parent, u16 pkey);
+int ipoib_child_init_netlink(struct ipoib_dev *parent, struct net_device *dev,
+			     u16 pkey, struct netlink_ext_ack *extack);
+void ipoib_child_dellink(struct net_device *dev, struct list_head *head);
+bool ipoib_is_our_netdev(const struct net_device *dev);
+
+/* ipoib_sysfs.c, ipoib_netlink.c, ipoib_ethtool.c, ipoib_debugfs.c */
+extern const struct attribute_group *ipoib_sysfs_groups[];
+int ipoib_netlink_init(void);
+void ipoib_netlink_exit(void);
+extern struct rtnl_link_ops ipoib_link_ops;
+extern const struct ethtool_ops ipoib_ethtool_ops;
+void ipoib_debugfs_init(void);
+void ipoib_debugfs_exit(void);
+void ipoib_debugfs_add(struct ipoib_dev *priv);
+void ipoib_debugfs_remove(struct ipoib_dev *priv);
+
+/* ipoib_cm.c: connected mode; stubs return "not in use" until it lands. */
+struct ipoib_cm_dev;
+struct ipoib_cm_tx;
+static inline bool ipoib_cm_active(const struct ipoib_dev *priv)
+{
+	return false;
+}
+
+#endif /* IPOIB_H */

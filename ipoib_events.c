@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Port events and what they cost us.  Anything that can move a LID, a path
+ * or the SM makes every path stale and every group to be rejoined; a P_Key
+ * table change may take our P_Key away, bring it, or move its index, which
+ * restarts the data path.
+ */
+#include <rdma/ib_cache.h>
+#include "ipoib.h"
+
+static void queue_flush(struct ipoib_dev *priv, enum ipoib_flush_level level)
+{
+	struct work_struct *work = level == IPOIB_FLUSH_HEAVY ?
+				   &priv->flush_heavy : &priv->flush_light;
+
+	if (level == IPOIB_FLUSH_NORMAL)
+		work = &priv->flush_normal;
+	queue_work(priv->wq, work);
+}
+
+void ipoib_event(struct ib_event_handler *handler, struct ib_event *event)
+{
+	struct ipoib_dev *priv = container_of(handler, struct ipoib_dev,
+					      event_handler);
+	enum ipoib_flush_level level;
+	struct ipoib_dev *child;
+
+	if (event->element.port_num != priv->port)
+		return;
+	switch (event->event) {
+	case IB_EVENT_PORT_ERR:
+	case IB_EVENT_PORT_ACTIVE:
+	case IB_EVENT_LID_CHANGE:
+	case IB_EVENT_SM_CHANGE:
+	case IB_EVENT_GID_CHANGE:
+		level = IPOIB_FLUSH_LIGHT;
+		break;
+	case IB_EVENT_CLIENT_REREGISTER:
+		level = IPOIB_FLUSH_NORMAL;
+		break;
+	case IB_EVENT_PKEY_CHANGE:
+		level = IPOIB_FLUSH_HEAVY;
+		break;
+	default:
+		return;
+	}
+	ipoib_dbg(priv, "port event %s: flush level %d\n",
+		  ib_event_msg(event->event), level);
+	queue_flush(priv, level);
+	mutex_lock(&priv->children_lock);
+	list_for_each_entry(child, &priv->children, child_link)
+		queue_flush(child, level);
+	mutex_unlock(&priv->children_lock);
+}
+
+/* Under state_lock: paths stale, groups rejoined, if the port is up. */
+static void flush_paths_and_groups(struct ipoib_dev *priv)
+{
+	struct ib_port_attr attr;
+
+	ipoib_count(priv, IPOIB_CNT_FLUSHES);
+	ipoib_paths_invalidate(priv);
+	ipoib_mcast_stop(priv);
+	if (ib_query_port(priv->ca, priv->port, &attr) ||
+	    attr.state != IB_PORT_ACTIVE)
+		return;		/* PORT_ACTIVE will bring us back */
+	priv->local_lid = attr.lid;
+	if (test_bit(IPOIB_QP_READY, &priv->flags))
+		ipoib_mcast_start(priv);
+}
+
+void ipoib_flush_light(struct work_struct *work)
+{
+	struct ipoib_dev *priv = container_of(work, struct ipoib_dev,
+					      flush_light);
+
+	/* The GID may have changed: the link task updates the address. */
+	queue_delayed_work(priv->wq, &priv->link_task, 0);
+	mutex_lock(&priv->state_lock);
+	if (test_bit(IPOIB_OPEN, &priv->flags))
+		flush_paths_and_groups(priv);
+	mutex_unlock(&priv->state_lock);
+}
+
+void ipoib_flush_normal(struct work_struct *work)
+{
+	struct ipoib_dev *priv = container_of(work, struct ipoib_dev,
+					      flush_normal);
+
+	mutex_lock(&priv->state_lock);
+	if (test_bit(IPOIB_OPEN, &priv->flags))
+		flush_paths_and_groups(priv);
+	mutex_unlock(&priv->state_lock);
+}
+
+/* Under state_lock: everything down, and up again if our P_Key is there. */
+void ipoib_restart_data_path(struct ipoib_dev *priv)
+{
+	ipoib_mcast_stop(priv);
+	ipoib_paths_flush(priv);
+	ipoib_ib_stop(priv);
+	if (ipoib_ib_open(priv)) {
+		netdev_warn(priv->dev, "restarting the data path failed\n");
+		return;
+	}
+	if (test_bit(IPOIB_QP_READY, &priv->flags)) {
+		ipoib_mcast_start(priv);
+		netif_wake_queue(priv->dev);
+	}
+}
+
+void ipoib_flush_heavy(struct work_struct *work)
+{
+	struct ipoib_dev *priv = container_of(work, struct ipoib_dev,
+					      flush_heavy);
+	bool was_ready, present;
+	u16 old_index;
+
+	mutex_lock(&priv->state_lock);
+	if (!test_bit(IPOIB_OPEN, &priv->flags))
+		goto out;
+	was_ready = test_bit(IPOIB_QP_READY, &priv->flags);
+	old_index = priv->pkey_index;
+	present = ipoib_find_pkey_index(priv);
+	if (was_ready && present && old_index == priv->pkey_index) {
+		flush_paths_and_groups(priv);
+		goto out;
+	}
+	if (present)
+		netdev_info(priv->dev, "P_Key 0x%04x now at index %u\n",
+			    priv->pkey, priv->pkey_index);
+	else if (was_ready)
+		netdev_info(priv->dev, "P_Key 0x%04x left the port's table; no carrier until it returns\n",
+			    priv->pkey);
+	ipoib_count(priv, IPOIB_CNT_FLUSHES);
+	ipoib_restart_data_path(priv);
+out:
+	mutex_unlock(&priv->state_lock);
+}
+
+void ipoib_tx_recover(struct work_struct *work)
+{
+	struct ipoib_dev *priv = container_of(work, struct ipoib_dev,
+					      tx_recover_task);
+
+	mutex_lock(&priv->state_lock);
+	if (test_bit(IPOIB_OPEN, &priv->flags) &&
+	    test_bit(IPOIB_QP_READY, &priv->flags))
+		ipoib_restart_data_path(priv);
+	mutex_unlock(&priv->state_lock);
+}

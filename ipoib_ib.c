@@ -1,0 +1,595 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The datagram data path: the receive and send rings of the UD QP, the
+ * NAPI poll that reaps both completion queues, and bringing the rings up
+ * and down.
+ */
+#include <linux/ip.h>
+#include <linux/tcp.h>
+#include <net/gro.h>
+#include "ipoib.h"
+
+#define IPOIB_POLL_BATCH	16
+#define IPOIB_DRAIN_TIMEOUT	(5 * HZ)
+
+static unsigned int rx_index(const struct ipoib_dev *priv, u64 wr_id)
+{
+	return wr_id & (priv->rx_size - 1);
+}
+
+static int rx_fill_slot(struct ipoib_dev *priv, unsigned int i, gfp_t gfp,
+			bool in_napi)
+{
+	struct ipoib_rx_slot *slot = &priv->rx_ring[i];
+	struct sk_buff *skb;
+	u64 mapping;
+
+	if (in_napi)
+		skb = napi_alloc_skb(&priv->napi, priv->rx_buf_size);
+	else
+		skb = __netdev_alloc_skb(priv->dev, priv->rx_buf_size, gfp);
+	if (unlikely(!skb))
+		return -ENOMEM;
+	mapping = ib_dma_map_single(priv->ca, skb->data, priv->rx_buf_size,
+				    DMA_FROM_DEVICE);
+	if (unlikely(ib_dma_mapping_error(priv->ca, mapping))) {
+		dev_kfree_skb_any(skb);
+		return -EIO;
+	}
+	slot->skb = skb;
+	slot->mapping = mapping;
+	return 0;
+}
+
+static void rx_unmap(struct ipoib_dev *priv, struct ipoib_rx_slot *slot)
+{
+	ib_dma_unmap_single(priv->ca, slot->mapping, priv->rx_buf_size,
+			    DMA_FROM_DEVICE);
+}
+
+static int rx_post(struct ipoib_dev *priv, unsigned int i)
+{
+	int ret;
+
+	priv->rx_sge.addr = priv->rx_ring[i].mapping;
+	priv->rx_sge.length = priv->rx_buf_size;
+	priv->rx_wr.wr_id = i;
+	ret = ib_post_recv(priv->qp, &priv->rx_wr, NULL);
+	if (unlikely(ret))
+		netdev_warn_once(priv->dev, "posting a receive failed: %d\n",
+				 ret);
+	return ret;
+}
+
+/*
+ * Turn the GRH room ahead of the IPoIB header into a pseudo header holding
+ * the sender's link address, so packet sockets see who sent it.
+ */
+static void rx_set_source(struct sk_buff *skb, const struct ib_wc *wc)
+{
+	struct ib_grh *grh = (struct ib_grh *)skb->data;
+	union ib_gid sgid = {};
+	u8 *ph;
+
+	if (wc->wc_flags & IB_WC_GRH)
+		sgid = grh->sgid;
+	ph = skb_pull(skb, IPOIB_GRH_LEN - IPOIB_PSEUDO_LEN);
+	ipoib_addr_make(ph, 0, wc->src_qp, sgid.raw);
+	skb_reset_mac_header(skb);
+	skb_pull(skb, IPOIB_PSEUDO_LEN);
+}
+
+/* Own multicast comes back to us unless the HCA blocks the loopback. */
+static bool rx_is_own_multicast(struct ipoib_dev *priv, const struct ib_wc *wc)
+{
+	return wc->src_qp == priv->qpn && wc->slid == priv->local_lid;
+}
+
+static unsigned char rx_pkt_type(struct ipoib_dev *priv, struct sk_buff *skb,
+				 const struct ib_wc *wc)
+{
+	const struct ib_grh *grh = (const struct ib_grh *)skb->data;
+
+	if (!(wc->wc_flags & IB_WC_GRH) ||
+	    !ipoib_gid_is_multicast(grh->dgid.raw))
+		return PACKET_HOST;
+	if (!memcmp(grh->dgid.raw, ipoib_addr_gid(priv->dev->broadcast),
+		    sizeof(grh->dgid)))
+		return PACKET_BROADCAST;
+	return PACKET_MULTICAST;
+}
+
+static void rx_deliver(struct ipoib_dev *priv, struct sk_buff *skb,
+		       const struct ib_wc *wc)
+{
+	struct net_device *dev = priv->dev;
+	unsigned char pkt_type;
+	__be16 proto;
+
+	skb_put(skb, wc->byte_len);
+	if (unlikely(wc->byte_len < IPOIB_GRH_LEN + IPOIB_ENCAP_LEN)) {
+		ipoib_count(priv, IPOIB_CNT_RX_DROP_BAD_LEN);
+		goto drop;
+	}
+	pkt_type = rx_pkt_type(priv, skb, wc);
+	if (pkt_type != PACKET_HOST && rx_is_own_multicast(priv, wc)) {
+		ipoib_count(priv, IPOIB_CNT_RX_DROP_OWN_MCAST);
+		dev_kfree_skb_any(skb);
+		return;
+	}
+	rx_set_source(skb, wc);
+	proto = ((struct ipoib_header *)skb->data)->proto;
+	skb_pull(skb, IPOIB_ENCAP_LEN);
+	skb_reset_network_header(skb);
+	skb->protocol = proto;
+	skb->pkt_type = pkt_type;
+	skb->dev = dev;
+	if ((wc->wc_flags & IB_WC_IP_CSUM_OK) &&
+	    likely(dev->features & NETIF_F_RXCSUM)) {
+		skb->ip_summed = CHECKSUM_UNNECESSARY;
+		ipoib_count(priv, IPOIB_CNT_RX_CSUM_OK);
+	}
+
+	u64_stats_update_begin(&priv->rx_stats.sync);
+	priv->rx_stats.packets++;
+	priv->rx_stats.bytes += skb->len;
+	u64_stats_update_end(&priv->rx_stats.sync);
+	napi_gro_receive(&priv->napi, skb);
+	return;
+
+drop:
+	atomic_long_inc(&priv->rx_dropped);
+	dev_kfree_skb_any(skb);
+}
+
+/* One receive completion; in_napi is false while draining on the way down. */
+static void handle_rx(struct ipoib_dev *priv, const struct ib_wc *wc,
+		      bool in_napi)
+{
+	unsigned int i = rx_index(priv, wc->wr_id);
+	struct ipoib_rx_slot *slot = &priv->rx_ring[i];
+	struct ipoib_rx_slot old = *slot;
+
+	if (unlikely(wc->status != IB_WC_SUCCESS || !in_napi)) {
+		if (wc->status != IB_WC_SUCCESS &&
+		    wc->status != IB_WC_WR_FLUSH_ERR) {
+			netdev_warn_once(priv->dev, "receive completion error %d (%s)\n",
+					 wc->status,
+					 ib_wc_status_msg(wc->status));
+			ipoib_count(priv, IPOIB_CNT_RX_ERRORS_WC);
+			atomic_long_inc(&priv->rx_errors);
+		}
+		rx_unmap(priv, slot);
+		dev_kfree_skb_any(slot->skb);
+		slot->skb = NULL;
+		if (!in_napi || wc->status == IB_WC_WR_FLUSH_ERR)
+			return;
+		/* A lone error: give the ring its buffer back. */
+		if (!rx_fill_slot(priv, i, GFP_ATOMIC, true))
+			rx_post(priv, i);
+		return;
+	}
+
+	/* No replacement buffer: drop this packet and reuse its buffer. */
+	if (unlikely(rx_fill_slot(priv, i, GFP_ATOMIC, true))) {
+		ipoib_count(priv, IPOIB_CNT_RX_DROP_NO_MEM);
+		atomic_long_inc(&priv->rx_dropped);
+		rx_post(priv, i);
+		return;
+	}
+	rx_unmap(priv, &old);
+	rx_post(priv, i);
+	rx_deliver(priv, old.skb, wc);
+}
+
+static void tx_unmap(struct ipoib_dev *priv, struct ipoib_tx_slot *slot)
+{
+	struct sk_buff *skb = slot->skb;
+	unsigned int m = 0, f;
+
+	if (slot->head_len)
+		ib_dma_unmap_single(priv->ca, slot->mapping[m++],
+				    slot->head_len, DMA_TO_DEVICE);
+	for (f = 0; f < skb_shinfo(skb)->nr_frags; f++)
+		ib_dma_unmap_page(priv->ca, slot->mapping[m++],
+				  skb_frag_size(&skb_shinfo(skb)->frags[f]),
+				  DMA_TO_DEVICE);
+}
+
+static void handle_tx(struct ipoib_dev *priv, const struct ib_wc *wc,
+		      int budget)
+{
+	struct ipoib_tx_slot *slot =
+		&priv->tx_ring[wc->wr_id & (priv->tx_size - 1)];
+
+	if (unlikely(wc->status != IB_WC_SUCCESS &&
+		     wc->status != IB_WC_WR_FLUSH_ERR)) {
+		netdev_warn_once(priv->dev, "send completion error %d (%s)\n",
+				 wc->status, ib_wc_status_msg(wc->status));
+		ipoib_count(priv, IPOIB_CNT_TX_ERRORS_WC);
+		atomic_long_inc(&priv->tx_errors);
+	}
+	tx_unmap(priv, slot);
+	napi_consume_skb(slot->skb, budget);
+	slot->skb = NULL;
+	/* Send completions come in posting order. */
+	WRITE_ONCE(priv->tx_tail, priv->tx_tail + 1);
+}
+
+static void tx_reap(struct ipoib_dev *priv, int budget)
+{
+	struct ib_wc wcs[IPOIB_POLL_BATCH];
+	int n, i;
+
+	do {
+		n = ib_poll_cq(priv->send_cq, IPOIB_POLL_BATCH, wcs);
+		for (i = 0; i < n; i++)
+			handle_tx(priv, &wcs[i], budget);
+	} while (n == IPOIB_POLL_BATCH);
+
+	/* Pairs with the barrier after netif_stop_queue() in send. */
+	smp_mb();
+	if (unlikely(netif_queue_stopped(priv->dev)) &&
+	    READ_ONCE(priv->tx_head) - priv->tx_tail <= priv->tx_size / 2 &&
+	    test_bit(IPOIB_QP_READY, &priv->flags))
+		netif_wake_queue(priv->dev);
+}
+
+int ipoib_poll(struct napi_struct *napi, int budget)
+{
+	struct ipoib_dev *priv = container_of(napi, struct ipoib_dev, napi);
+	struct ib_wc wcs[IPOIB_POLL_BATCH];
+	int done = 0;
+
+	tx_reap(priv, budget);
+	while (done < budget) {
+		int n = ib_poll_cq(priv->recv_cq,
+				   min(IPOIB_POLL_BATCH, budget - done), wcs);
+		int i;
+
+		for (i = 0; i < n; i++)
+			handle_rx(priv, &wcs[i], true);
+		done += n;
+		if (n < IPOIB_POLL_BATCH)
+			break;
+	}
+	if (done < budget && napi_complete_done(napi, done)) {
+		int missed;
+
+		missed = ib_req_notify_cq(priv->recv_cq, IB_CQ_NEXT_COMP |
+					  IB_CQ_REPORT_MISSED_EVENTS);
+		missed |= ib_req_notify_cq(priv->send_cq, IB_CQ_NEXT_COMP |
+					   IB_CQ_REPORT_MISSED_EVENTS);
+		if (missed > 0)
+			napi_schedule(napi);
+	}
+	return done;
+}
+
+void ipoib_rx_completion(struct ib_cq *cq, void *ctx)
+{
+	struct ipoib_dev *priv = ctx;
+
+	napi_schedule(&priv->napi);
+}
+
+void ipoib_tx_completion(struct ib_cq *cq, void *ctx)
+{
+	struct ipoib_dev *priv = ctx;
+
+	napi_schedule(&priv->napi);
+}
+
+/* Map the skb for the HCA; the first hlen bytes travel in the LSO header. */
+static int tx_map(struct ipoib_dev *priv, struct sk_buff *skb,
+		  struct ipoib_tx_slot *slot, unsigned int hlen)
+{
+	unsigned int head = skb_headlen(skb) - hlen;
+	unsigned int m = 0, f;
+	u64 addr;
+
+	slot->head_len = head;
+	if (head) {
+		addr = ib_dma_map_single(priv->ca, skb->data + hlen, head,
+					 DMA_TO_DEVICE);
+		if (unlikely(ib_dma_mapping_error(priv->ca, addr)))
+			return -EIO;
+		slot->mapping[m] = addr;
+		priv->tx_sge[m].addr = addr;
+		priv->tx_sge[m].length = head;
+		m++;
+	}
+	for (f = 0; f < skb_shinfo(skb)->nr_frags; f++) {
+		const skb_frag_t *frag = &skb_shinfo(skb)->frags[f];
+
+		addr = ib_dma_map_page(priv->ca, skb_frag_page(frag),
+				       skb_frag_off(frag), skb_frag_size(frag),
+				       DMA_TO_DEVICE);
+		if (unlikely(ib_dma_mapping_error(priv->ca, addr)))
+			goto unwind;
+		slot->mapping[m] = addr;
+		priv->tx_sge[m].addr = addr;
+		priv->tx_sge[m].length = skb_frag_size(frag);
+		m++;
+	}
+	priv->tx_wr.wr.num_sge = m;
+	return 0;
+
+unwind:
+	while (f--)
+		ib_dma_unmap_page(priv->ca, slot->mapping[--m],
+				  skb_frag_size(&skb_shinfo(skb)->frags[f]),
+				  DMA_TO_DEVICE);
+	if (head)
+		ib_dma_unmap_single(priv->ca, slot->mapping[0], head,
+				    DMA_TO_DEVICE);
+	return -EIO;
+}
+
+static void tx_drop(struct ipoib_dev *priv, struct sk_buff *skb,
+		    enum ipoib_counter why)
+{
+	ipoib_count(priv, why);
+	atomic_long_inc(&priv->tx_dropped);
+	dev_kfree_skb_any(skb);
+}
+
+/* Returns the LSO header length, 0 for a plain send, <0 to drop. */
+static int tx_prepare_lso(struct ipoib_dev *priv, struct sk_buff *skb)
+{
+	unsigned int hlen;
+
+	if (!skb_is_gso(skb))
+		return 0;
+	hlen = skb_tcp_all_headers(skb);
+	if (unlikely(hlen > skb_headlen(skb)))
+		return -EINVAL;
+	priv->tx_wr.wr.opcode = IB_WR_LSO;
+	priv->tx_wr.header = skb->data;
+	priv->tx_wr.hlen = hlen;
+	priv->tx_wr.mss = skb_shinfo(skb)->gso_size;
+	ipoib_count(priv, IPOIB_CNT_TX_LSO);
+	return hlen;
+}
+
+/*
+ * Post one packet (IPoIB header at skb->data) on the UD QP.  Called under
+ * netif_tx_lock; consumes the skb whatever happens.
+ */
+int ipoib_ud_send(struct ipoib_dev *priv, struct sk_buff *skb,
+		  struct ipoib_ah *ah, u32 qpn)
+{
+	unsigned int i = priv->tx_head & (priv->tx_size - 1);
+	struct ipoib_tx_slot *slot = &priv->tx_ring[i];
+	struct ib_ud_wr *wr = &priv->tx_wr;
+	unsigned int len = skb->len;
+	int hlen, ret;
+
+	if (unlikely(!test_bit(IPOIB_QP_READY, &priv->flags))) {
+		tx_drop(priv, skb, IPOIB_CNT_TX_DROP_POST);
+		return -ENETDOWN;
+	}
+	wr->wr.opcode = IB_WR_SEND;
+	hlen = tx_prepare_lso(priv, skb);
+	if (unlikely(hlen < 0)) {
+		tx_drop(priv, skb, IPOIB_CNT_TX_DROP_TOO_BIG);
+		return hlen;
+	}
+	if (!hlen && unlikely(len > priv->max_ib_mtu)) {
+		tx_drop(priv, skb, IPOIB_CNT_TX_DROP_TOO_BIG);
+		return -EMSGSIZE;
+	}
+	if (skb_shinfo(skb)->nr_frags + 1 > priv->max_send_sge &&
+	    unlikely(skb_linearize(skb))) {
+		tx_drop(priv, skb, IPOIB_CNT_TX_DROP_MAP);
+		return -ENOMEM;
+	}
+	if (unlikely(tx_map(priv, skb, slot, hlen))) {
+		tx_drop(priv, skb, IPOIB_CNT_TX_DROP_MAP);
+		return -EIO;
+	}
+
+	wr->wr.wr_id = i;
+	wr->wr.send_flags = IB_SEND_SIGNALED;
+	if (skb->ip_summed == CHECKSUM_PARTIAL) {
+		wr->wr.send_flags |= IB_SEND_IP_CSUM;
+		ipoib_count(priv, IPOIB_CNT_TX_CSUM);
+	}
+	wr->ah = ah->ah;
+	wr->remote_qpn = qpn;
+	wr->remote_qkey = priv->qkey;
+	slot->skb = skb;
+
+	ret = ib_post_send(priv->qp, &wr->wr, NULL);
+	if (unlikely(ret)) {
+		netdev_warn_once(priv->dev, "posting a send failed: %d\n", ret);
+		tx_unmap(priv, slot);
+		slot->skb = NULL;
+		tx_drop(priv, skb, IPOIB_CNT_TX_DROP_POST);
+		return ret;
+	}
+	u64_stats_update_begin(&priv->tx_stats.sync);
+	priv->tx_stats.packets++;
+	priv->tx_stats.bytes += len;
+	u64_stats_update_end(&priv->tx_stats.sync);
+
+	WRITE_ONCE(priv->tx_head, priv->tx_head + 1);
+	if (unlikely(priv->tx_head - READ_ONCE(priv->tx_tail) >=
+		     priv->tx_size)) {
+		netif_stop_queue(priv->dev);
+		/* A completion may have freed room meanwhile. */
+		smp_mb();
+		if (priv->tx_head - READ_ONCE(priv->tx_tail) < priv->tx_size)
+			netif_wake_queue(priv->dev);
+	}
+	return 0;
+}
+
+static void free_rings(struct ipoib_dev *priv)
+{
+	kvfree(priv->rx_ring);
+	kvfree(priv->tx_ring);
+	priv->rx_ring = NULL;
+	priv->tx_ring = NULL;
+}
+
+static int alloc_rings(struct ipoib_dev *priv)
+{
+	priv->rx_size = ipoib_recvq_size;
+	priv->tx_size = ipoib_sendq_size;
+	priv->rx_ring = kvcalloc(priv->rx_size, sizeof(*priv->rx_ring),
+				 GFP_KERNEL);
+	priv->tx_ring = kvcalloc(priv->tx_size, sizeof(*priv->tx_ring),
+				 GFP_KERNEL);
+	if (!priv->rx_ring || !priv->tx_ring) {
+		free_rings(priv);
+		return -ENOMEM;
+	}
+	priv->tx_head = 0;
+	priv->tx_tail = 0;
+	return 0;
+}
+
+static int rx_fill_ring(struct ipoib_dev *priv)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < priv->rx_size; i++) {
+		ret = rx_fill_slot(priv, i, GFP_KERNEL, false);
+		if (ret)
+			return ret;
+		ret = rx_post(priv, i);
+		if (ret) {
+			rx_unmap(priv, &priv->rx_ring[i]);
+			dev_kfree_skb_any(priv->rx_ring[i].skb);
+			priv->rx_ring[i].skb = NULL;
+			return ret;
+		}
+	}
+	return 0;
+}
+
+static bool rings_empty(struct ipoib_dev *priv)
+{
+	unsigned int i;
+
+	if (priv->tx_head != priv->tx_tail)
+		return false;
+	for (i = 0; i < priv->rx_size; i++)
+		if (priv->rx_ring[i].skb)
+			return false;
+	return true;
+}
+
+/*
+ * With the QP in error every posted request comes back flushed: reap them
+ * all so that no buffer is left with the HCA, then free what never came.
+ */
+static void drain_rings(struct ipoib_dev *priv)
+{
+	unsigned long deadline = jiffies + IPOIB_DRAIN_TIMEOUT;
+	struct ib_wc wcs[IPOIB_POLL_BATCH];
+	unsigned int i;
+	int n, k;
+
+	while (!rings_empty(priv)) {
+		n = ib_poll_cq(priv->recv_cq, IPOIB_POLL_BATCH, wcs);
+		for (k = 0; k < n; k++)
+			handle_rx(priv, &wcs[k], false);
+		local_bh_disable();
+		tx_reap(priv, 0);
+		local_bh_enable();
+		if (!n && time_after(jiffies, deadline)) {
+			netdev_warn(priv->dev, "%u sends and some receives never completed; freeing them\n",
+				    priv->tx_head - priv->tx_tail);
+			break;
+		}
+		if (!n)
+			usleep_range(1000, 2000);
+	}
+	for (i = 0; i < priv->rx_size; i++) {
+		if (!priv->rx_ring[i].skb)
+			continue;
+		rx_unmap(priv, &priv->rx_ring[i]);
+		dev_kfree_skb_any(priv->rx_ring[i].skb);
+		priv->rx_ring[i].skb = NULL;
+	}
+	for (; priv->tx_tail != priv->tx_head; priv->tx_tail++) {
+		struct ipoib_tx_slot *slot =
+			&priv->tx_ring[priv->tx_tail & (priv->tx_size - 1)];
+
+		if (!slot->skb)
+			continue;
+		tx_unmap(priv, slot);
+		dev_kfree_skb_any(slot->skb);
+		slot->skb = NULL;
+	}
+}
+
+/* Rings and QP up; the interface then waits for the broadcast group. */
+static int ipoib_ib_up(struct ipoib_dev *priv)
+{
+	int ret;
+
+	ipoib_set_mtu_limits(priv);
+	priv->rx_buf_size = priv->max_ib_mtu + IPOIB_GRH_LEN;
+	ret = alloc_rings(priv);
+	if (ret)
+		return ret;
+	ret = ipoib_qp_bring_up(priv);
+	if (ret)
+		goto err_rings;
+	ret = rx_fill_ring(priv);
+	if (ret) {
+		netdev_warn(priv->dev, "could not fill the receive ring: %d\n",
+			    ret);
+		goto err_qp;
+	}
+	set_bit(IPOIB_QP_READY, &priv->flags);
+	napi_enable(&priv->napi);
+	ib_req_notify_cq(priv->recv_cq, IB_CQ_NEXT_COMP);
+	ib_req_notify_cq(priv->send_cq, IB_CQ_NEXT_COMP);
+	/* Completions may have arrived before the CQs were armed. */
+	napi_schedule(&priv->napi);
+	return 0;
+
+err_qp:
+	ipoib_qp_to_error(priv);
+	drain_rings(priv);
+	ipoib_qp_reset(priv);
+err_rings:
+	free_rings(priv);
+	return ret;
+}
+
+static void ipoib_ib_down(struct ipoib_dev *priv)
+{
+	if (!test_and_clear_bit(IPOIB_QP_READY, &priv->flags))
+		return;
+	netif_tx_disable(priv->dev);
+	napi_disable(&priv->napi);
+	ipoib_qp_to_error(priv);
+	drain_rings(priv);
+	ipoib_qp_reset(priv);
+	free_rings(priv);
+}
+
+/*
+ * Bring the data path up if our P_Key is in the port's table; otherwise
+ * the interface stays up without carrier until a P_Key change event.
+ */
+int ipoib_ib_open(struct ipoib_dev *priv)
+{
+	if (!ipoib_find_pkey_index(priv)) {
+		netdev_info(priv->dev, "P_Key 0x%04x is not in the port's table; waiting for it\n",
+			    priv->pkey);
+		return 0;
+	}
+	return ipoib_ib_up(priv);
+}
+
+void ipoib_ib_stop(struct ipoib_dev *priv)
+{
+	ipoib_ib_down(priv);
+}

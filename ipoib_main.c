@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Module life: parameters, the ib_client that gives every InfiniBand port
+ * its interface, and taking them all away again.
+ */
+#include <linux/module.h>
+#include <linux/log2.h>
+#include <rdma/ib_cache.h>
+#include "ipoib.h"
+
+MODULE_DESCRIPTION("IP over InfiniBand (RFC 4391, 4392, 4755)");
+MODULE_LICENSE("GPL");
+MODULE_VERSION(DRV_VERSION);
+
+#define IPOIB_MIN_QUEUE		64
+#define IPOIB_MAX_QUEUE		8192
+
+unsigned int ipoib_sendq_size = 256;
+module_param_named(send_queue_size, ipoib_sendq_size, uint, 0444);
+MODULE_PARM_DESC(send_queue_size,
+		 "Send ring entries per interface, 64-8192, rounded up to a power of two (default 256)");
+
+unsigned int ipoib_recvq_size = 512;
+module_param_named(recv_queue_size, ipoib_recvq_size, uint, 0444);
+MODULE_PARM_DESC(recv_queue_size,
+		 "Receive ring entries per interface, 64-8192, rounded up to a power of two (default 512)");
+
+int ipoib_debug_level;
+module_param_named(debug_level, ipoib_debug_level, int, 0644);
+MODULE_PARM_DESC(debug_level, "Debug messages (dynamic debug) when > 0");
+
+int ipoib_mcast_debug_level;
+module_param_named(mcast_debug_level, ipoib_mcast_debug_level, int, 0644);
+MODULE_PARM_DESC(mcast_debug_level,
+		 "Multicast debug messages (dynamic debug) when > 0");
+
+struct ib_sa_client ipoib_sa_client;
+
+/* What the client keeps per IB device: the ports' main interfaces. */
+struct ipoib_ca {
+	struct list_head parents;
+};
+
+static int ipoib_add_one(struct ib_device *ca);
+static void ipoib_remove_one(struct ib_device *ca, void *client_data);
+
+static struct ib_client ipoib_client = {
+	.name = DRV_NAME,
+	.add = ipoib_add_one,
+	.remove = ipoib_remove_one,
+};
+
+static int check_queue_param(const char *name, unsigned int *value)
+{
+	unsigned int v = *value;
+
+	if (v < IPOIB_MIN_QUEUE || v > IPOIB_MAX_QUEUE) {
+		pr_err(DRV_NAME ": %s=%u out of range %u-%u\n", name, v,
+		       IPOIB_MIN_QUEUE, IPOIB_MAX_QUEUE);
+		return -EINVAL;
+	}
+	if (!is_power_of_2(v)) {
+		*value = roundup_pow_of_two(v);
+		pr_info(DRV_NAME ": %s=%u rounded up to %u\n", name, v, *value);
+	}
+	return 0;
+}
+
+struct net_device *ipoib_create_netdev(struct ib_device *ca, u32 port,
+				       const char *name, u16 pkey,
+				       struct ipoib_dev *parent)
+{
+	struct net_device *dev;
+	struct ipoib_dev *priv;
+
+	dev = alloc_netdev(sizeof(struct ipoib_dev), name, NET_NAME_UNKNOWN,
+			   ipoib_setup);
+	if (!dev)
+		return NULL;
+	priv = ipoib_priv(dev);
+	priv->ca = ca;
+	priv->port = port;
+	priv->pkey = pkey;
+	priv->parent = parent;
+	if (parent) {
+		set_bit(IPOIB_CHILD, &priv->flags);
+		dev->dev_port = parent->dev->dev_port;
+		dev->dev_id = parent->dev->dev_id;
+		dev->mtu = parent->dev->mtu;
+	} else {
+		/* Compatibility: dev_id used to carry the port, too. */
+		dev->dev_port = port - 1;
+		dev->dev_id = port - 1;
+	}
+	SET_NETDEV_DEV(dev, ca->dev.parent);
+	return dev;
+}
+
+static struct net_device *add_port(struct ib_device *ca, u32 port)
+{
+	struct net_device *dev;
+	struct ipoib_dev *priv;
+	u16 pkey;
+	int ret;
+
+	/* The main interface uses the P_Key at index 0, as a full member. */
+	ret = ib_query_pkey(ca, port, 0, &pkey);
+	if (ret) {
+		dev_warn(&ca->dev, DRV_NAME ": port %u: no P_Key at index 0 (%d)\n",
+			 port, ret);
+		return ERR_PTR(ret);
+	}
+	dev = ipoib_create_netdev(ca, port, "ib%d", pkey | IPOIB_PKEY_FULL,
+				  NULL);
+	if (!dev)
+		return ERR_PTR(-ENOMEM);
+	priv = ipoib_priv(dev);
+	INIT_IB_EVENT_HANDLER(&priv->event_handler, ca, ipoib_event);
+
+	ret = register_netdev(dev);
+	if (ret) {
+		dev_warn(&ca->dev, DRV_NAME ": port %u: register_netdev: %d\n",
+			 port, ret);
+		free_netdev(dev);
+		return ERR_PTR(ret);
+	}
+	ib_register_event_handler(&priv->event_handler);
+	return dev;
+}
+
+static int ipoib_add_one(struct ib_device *ca)
+{
+	struct ipoib_ca *ipca;
+	unsigned int count = 0;
+	u32 port;
+
+	ipca = kzalloc(sizeof(*ipca), GFP_KERNEL);
+	if (!ipca)
+		return -ENOMEM;
+	INIT_LIST_HEAD(&ipca->parents);
+
+	rdma_for_each_port(ca, port) {
+		struct net_device *dev;
+
+		/* RoCE and iWARP ports have no IPoIB. */
+		if (!rdma_protocol_ib(ca, port))
+			continue;
+		dev = add_port(ca, port);
+		if (IS_ERR(dev))
+			continue;
+		list_add_tail(&ipoib_priv(dev)->child_link, &ipca->parents);
+		count++;
+	}
+	if (!count) {
+		kfree(ipca);
+		return -EOPNOTSUPP;
+	}
+	ib_set_client_data(ca, &ipoib_client, ipca);
+	return 0;
+}
+
+/* Children first, then the parent, all in one rtnl batch. */
+static void remove_parent(struct ipoib_dev *priv)
+{
+	struct ipoib_dev *child, *next;
+	LIST_HEAD(kill);
+
+	ib_unregister_event_handler(&priv->event_handler);
+	rtnl_lock();
+	mutex_lock(&priv->children_lock);
+	list_for_each_entry_safe(child, next, &priv->children, child_link) {
+		list_del_init(&child->child_link);
+		unregister_netdevice_queue(child->dev, &kill);
+	}
+	mutex_unlock(&priv->children_lock);
+	unregister_netdevice_queue(priv->dev, &kill);
+	unregister_netdevice_many(&kill);
+	rtnl_unlock();
+}
+
+static void ipoib_remove_one(struct ib_device *ca, void *client_data)
+{
+	struct ipoib_ca *ipca = client_data;
+	struct ipoib_dev *priv, *next;
+
+	list_for_each_entry_safe(priv, next, &ipca->parents, child_link) {
+		list_del(&priv->child_link);
+		remove_parent(priv);
+	}
+	kfree(ipca);
+}
+
+static int __init ipoib_init_module(void)
+{
+	int ret;
+
+	ret = check_queue_param("send_queue_size", &ipoib_sendq_size);
+	if (ret)
+		return ret;
+	ret = check_queue_param("recv_queue_size", &ipoib_recvq_size);
+	if (ret)
+		return ret;
+
+	ipoib_debugfs_init();
+	ib_sa_register_client(&ipoib_sa_client);
+	ret = ipoib_netlink_init();
+	if (ret)
+		goto err_sa;
+	ret = ib_register_client(&ipoib_client);
+	if (ret)
+		goto err_netlink;
+	return 0;
+
+err_netlink:
+	ipoib_netlink_exit();
+err_sa:
+	ib_sa_unregister_client(&ipoib_sa_client);
+	ipoib_debugfs_exit();
+	return ret;
+}
+
+static void __exit ipoib_cleanup_module(void)
+{
+	/*
+	 * Interfaces first: unregistering the link ops would otherwise
+	 * "dellink" the parents too.  With the parents gone, no child can
+	 * be created meanwhile.
+	 */
+	ib_unregister_client(&ipoib_client);
+	ipoib_netlink_exit();
+	ib_sa_unregister_client(&ipoib_sa_client);
+	ipoib_debugfs_exit();
+}
+
+module_init(ipoib_init_module);
+module_exit(ipoib_cleanup_module);

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Neighbours: one per 20-byte destination address, found by the transmit
+ * path under RCU.  A neighbour hangs off the path (unicast) or group
+ * (multicast) that resolves it, holds the packets waiting for that, and
+ * ages out when unused.
+ */
+#include <linux/slab.h>
+#include "ipoib.h"
+
+static const struct rhashtable_params neigh_params = {
+	.key_len = IPOIB_ALEN,
+	.key_offset = offsetof(struct ipoib_neigh, daddr),
+	.head_offset = offsetof(struct ipoib_neigh, hash_node),
+	.automatic_shrinking = true,
+};
+
+int ipoib_neigh_table_init(struct ipoib_dev *priv)
+{
+	INIT_LIST_HEAD(&priv->neigh_list);
+	return rhashtable_init(&priv->neighs, &neigh_params);
+}
+
+/* Under rcu_read_lock(). */
+struct ipoib_neigh *ipoib_neigh_find(struct ipoib_dev *priv, const u8 *daddr)
+{
+	return rhashtable_lookup(&priv->neighs, daddr, neigh_params);
+}
+
+/* Under priv->lock. */
+struct ipoib_neigh *ipoib_neigh_get_or_create(struct ipoib_dev *priv,
+					      const u8 *daddr)
+{
+	struct ipoib_neigh *neigh, *old;
+
+	neigh = rhashtable_lookup_fast(&priv->neighs, daddr, neigh_params);
+	if (neigh)
+		return neigh;
+
+	neigh = kzalloc(sizeof(*neigh), GFP_ATOMIC);
+	if (!neigh)
+		return NULL;
+	memcpy(neigh->daddr, daddr, IPOIB_ALEN);
+	neigh->priv = priv;
+	neigh->qpn = ipoib_addr_qpn(daddr);
+	neigh->last_used = jiffies;
+	skb_queue_head_init(&neigh->queue);
+	INIT_LIST_HEAD(&neigh->owner_link);
+	old = rhashtable_lookup_get_insert_fast(&priv->neighs,
+						&neigh->hash_node,
+						neigh_params);
+	if (old) {
+		kfree(neigh);
+		return IS_ERR(old) ? NULL : old;
+	}
+	list_add_tail(&neigh->all_link, &priv->neigh_list);
+	ipoib_count(priv, IPOIB_CNT_NEIGH_CREATED);
+	return neigh;
+}
+
+/* Under priv->lock: point the neighbour at a new AH (or none). */
+void ipoib_neigh_set_ah(struct ipoib_neigh *neigh, struct ipoib_ah *ah)
+{
+	struct ipoib_ah *old;
+
+	old = rcu_dereference_protected(neigh->ah,
+					lockdep_is_held(&neigh->priv->lock));
+	if (old == ah)
+		return;
+	rcu_assign_pointer(neigh->ah, ah ? ipoib_ah_get(ah) : NULL);
+	ipoib_ah_put(old);
+}
+
+/* Under priv->lock: packets wait with their destination pushed back on. */
+bool ipoib_neigh_queue(struct ipoib_neigh *neigh, struct sk_buff *skb)
+{
+	if (skb_queue_len(&neigh->queue) >= IPOIB_MAX_QUEUED)
+		return false;
+	ipoib_push_pseudo_header(skb, neigh->daddr);
+	__skb_queue_tail(&neigh->queue, skb);
+	return true;
+}
+
+/* Send again what waited; with no priv->lock held. */
+void ipoib_requeue(struct ipoib_dev *priv, struct sk_buff_head *q)
+{
+	struct sk_buff *skb;
+
+	while ((skb = __skb_dequeue(q)) != NULL) {
+		skb->dev = priv->dev;
+		dev_queue_xmit(skb);
+	}
+}
+
+void ipoib_drop_queue(struct ipoib_dev *priv, struct sk_buff_head *q,
+		      enum ipoib_counter why)
+{
+	struct sk_buff *skb;
+
+	while ((skb = __skb_dequeue(q)) != NULL) {
+		ipoib_count(priv, why);
+		atomic_long_inc(&priv->tx_dropped);
+		dev_kfree_skb_any(skb);
+	}
+}
+
+static void neigh_free_rcu(struct rcu_head *head)
+{
+	struct ipoib_neigh *neigh = container_of(head, struct ipoib_neigh, rcu);
+
+	ipoib_ah_put(rcu_dereference_protected(neigh->ah, 1));
+	kfree(neigh);
+}
+
+/* Under priv->lock: unhash, drop what waits, free after a grace period. */
+void ipoib_neigh_kill(struct ipoib_neigh *neigh)
+{
+	struct ipoib_dev *priv = neigh->priv;
+
+	if (neigh->dead)
+		return;
+	neigh->dead = true;
+	rhashtable_remove_fast(&priv->neighs, &neigh->hash_node, neigh_params);
+	list_del(&neigh->all_link);
+	list_del_init(&neigh->owner_link);
+	neigh->path = NULL;
+	neigh->mcast = NULL;
+	ipoib_drop_queue(priv, &neigh->queue, IPOIB_CNT_TX_DROP_NO_PATH);
+	call_rcu(&neigh->rcu, neigh_free_rcu);
+}
+
+void ipoib_neigh_flush_all(struct ipoib_dev *priv)
+{
+	struct ipoib_neigh *neigh, *next;
+	unsigned long flags;
+
+	spin_lock_irqsave(&priv->lock, flags);
+	list_for_each_entry_safe(neigh, next, &priv->neigh_list, all_link)
+		ipoib_neigh_kill(neigh);
+	spin_unlock_irqrestore(&priv->lock, flags);
+}
+
+/* Interface teardown: no transmit can run any more. */
+void ipoib_neigh_table_destroy(struct ipoib_dev *priv)
+{
+	ipoib_neigh_flush_all(priv);
+	/* Neighbours free their AH references from RCU callbacks. */
+	rcu_barrier();
+	rhashtable_destroy(&priv->neighs);
+}
+
+void ipoib_neigh_gc(struct work_struct *work)
+{
+	struct ipoib_dev *priv = container_of(to_delayed_work(work),
+					      struct ipoib_dev, gc_task);
+	struct ipoib_neigh *neigh, *next;
+	unsigned long flags;
+
+	spin_lock_irqsave(&priv->lock, flags);
+	list_for_each_entry_safe(neigh, next, &priv->neigh_list, all_link) {
+		if (!skb_queue_empty(&neigh->queue) ||
+		    time_before(jiffies, READ_ONCE(neigh->last_used) +
+				IPOIB_NEIGH_IDLE))
+			continue;
+		ipoib_neigh_kill(neigh);
+		ipoib_count(priv, IPOIB_CNT_NEIGH_GC);
+	}
+	spin_unlock_irqrestore(&priv->lock, flags);
+
+	ipoib_mcast_gc(priv);
+	if (test_bit(IPOIB_OPEN, &priv->flags))
+		queue_delayed_work(priv->wq, &priv->gc_task, IPOIB_GC_INTERVAL);
+}

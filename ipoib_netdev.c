@@ -1,0 +1,409 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The net_device: set-up, open and stop, the transmit entry point, the
+ * link-layer header, MTU rules and statistics.
+ */
+#include <linux/if_arp.h>
+#include <linux/etherdevice.h>
+#include <rdma/ib_cache.h>
+#include "ipoib.h"
+
+static const struct net_device_ops ipoib_netdev_ops;
+
+bool ipoib_is_our_netdev(const struct net_device *dev)
+{
+	return dev->netdev_ops == &ipoib_netdev_ops;
+}
+
+/*
+ * The IPoIB header, and ahead of it the destination address for the
+ * transmit path: a qdisc may own skb->cb, so the address rides in the
+ * packet (RFC 4391 has no link-layer destination field on the wire).
+ */
+static int ipoib_hard_header(struct sk_buff *skb, struct net_device *dev,
+			     unsigned short type, const void *daddr,
+			     const void *saddr, unsigned int len)
+{
+	struct ipoib_header *hdr;
+
+	hdr = skb_push(skb, sizeof(*hdr));
+	hdr->proto = htons(type);
+	hdr->reserved = 0;
+	if (!daddr)
+		return -IPOIB_HARD_LEN;
+	ipoib_push_pseudo_header(skb, daddr);
+	return IPOIB_HARD_LEN;
+}
+
+/* Received packets carry the sender's address where the pseudo header is. */
+static int ipoib_header_parse(const struct sk_buff *skb, unsigned char *haddr)
+{
+	memcpy(haddr, skb_mac_header(skb), IPOIB_ALEN);
+	return IPOIB_ALEN;
+}
+
+const struct header_ops ipoib_header_ops = {
+	.create = ipoib_hard_header,
+	.parse = ipoib_header_parse,
+};
+
+void ipoib_push_pseudo_header(struct sk_buff *skb, const u8 *daddr)
+{
+	struct ipoib_pseudo_header *ph = skb_push(skb, sizeof(*ph));
+
+	memcpy(ph->hwaddr, daddr, IPOIB_ALEN);
+}
+
+static netdev_tx_t ipoib_start_xmit(struct sk_buff *skb, struct net_device *dev)
+{
+	struct ipoib_dev *priv = ipoib_priv(dev);
+	struct ipoib_neigh *neigh;
+	struct ipoib_ah *ah;
+	const u8 *daddr;
+
+	if (unlikely(skb->len < IPOIB_HARD_LEN)) {
+		ipoib_count(priv, IPOIB_CNT_TX_DROP_BAD_ADDR);
+		atomic_long_inc(&priv->tx_dropped);
+		dev_kfree_skb_any(skb);
+		return NETDEV_TX_OK;
+	}
+	daddr = skb->data;
+	skb_pull(skb, IPOIB_PSEUDO_LEN);
+
+	rcu_read_lock();
+	neigh = ipoib_neigh_find(priv, daddr);
+	if (likely(neigh)) {
+		ah = rcu_dereference(neigh->ah);
+		if (likely(ah)) {
+			/* Written at most once a tick: the line stays shared. */
+			if (time_after(jiffies, READ_ONCE(neigh->last_used)))
+				WRITE_ONCE(neigh->last_used, jiffies);
+			ipoib_ud_send(priv, skb, ah, neigh->qpn);
+			rcu_read_unlock();
+			return NETDEV_TX_OK;
+		}
+	}
+	rcu_read_unlock();
+
+	if (ipoib_addr_is_multicast(daddr))
+		ipoib_mcast_send(priv, skb, daddr);
+	else
+		ipoib_xmit_unicast_slow(priv, skb, daddr);
+	return NETDEV_TX_OK;
+}
+
+static void ipoib_tx_timeout(struct net_device *dev, unsigned int txqueue)
+{
+	struct ipoib_dev *priv = ipoib_priv(dev);
+
+	netdev_warn(dev, "transmit timed out with %u sends outstanding; resetting the data path\n",
+		    priv->tx_head - READ_ONCE(priv->tx_tail));
+	ipoib_count(priv, IPOIB_CNT_TX_TIMEOUTS);
+	queue_work(priv->wq, &priv->tx_recover_task);
+}
+
+void ipoib_stats_fold(struct ipoib_dev *priv, struct rtnl_link_stats64 *s)
+{
+	unsigned int start;
+
+	do {
+		start = u64_stats_fetch_begin(&priv->rx_stats.sync);
+		s->rx_packets = priv->rx_stats.packets;
+		s->rx_bytes = priv->rx_stats.bytes;
+	} while (u64_stats_fetch_retry(&priv->rx_stats.sync, start));
+	do {
+		start = u64_stats_fetch_begin(&priv->tx_stats.sync);
+		s->tx_packets = priv->tx_stats.packets;
+		s->tx_bytes = priv->tx_stats.bytes;
+	} while (u64_stats_fetch_retry(&priv->tx_stats.sync, start));
+	s->rx_dropped = atomic_long_read(&priv->rx_dropped);
+	s->tx_dropped = atomic_long_read(&priv->tx_dropped);
+	s->rx_errors = atomic_long_read(&priv->rx_errors);
+	s->tx_errors = atomic_long_read(&priv->tx_errors);
+}
+
+static void ipoib_get_stats64(struct net_device *dev,
+			      struct rtnl_link_stats64 *s)
+{
+	ipoib_stats_fold(ipoib_priv(dev), s);
+}
+
+bool ipoib_mode_connected(const struct ipoib_dev *priv)
+{
+	return false;
+}
+
+int ipoib_set_mode(struct ipoib_dev *priv, bool connected,
+		   struct netlink_ext_ack *extack)
+{
+	if (!connected)
+		return 0;
+	NL_SET_ERR_MSG(extack, "connected mode is not available");
+	netdev_warn(priv->dev, "connected mode is not available\n");
+	return -EOPNOTSUPP;
+}
+
+int ipoib_set_umcast(struct ipoib_dev *priv, bool on)
+{
+	if (on)
+		set_bit(IPOIB_UMCAST, &priv->flags);
+	else
+		clear_bit(IPOIB_UMCAST, &priv->flags);
+	return 0;
+}
+
+/* The largest MTU the current mode allows on this port. */
+static unsigned int mode_max_mtu(struct ipoib_dev *priv)
+{
+	return ipoib_ud_mtu(priv->max_ib_mtu);
+}
+
+/* Largest MTU the mode and, in datagram mode, the broadcast group allow. */
+static unsigned int usable_mtu(struct ipoib_dev *priv)
+{
+	return min(priv->mcast_mtu, mode_max_mtu(priv));
+}
+
+int ipoib_set_mtu_limits(struct ipoib_dev *priv)
+{
+	struct ib_port_attr attr;
+	int ret;
+
+	ret = ib_query_port(priv->ca, priv->port, &attr);
+	if (ret)
+		return ret;
+	priv->max_ib_mtu = ib_mtu_enum_to_int(attr.active_mtu);
+	priv->local_lid = attr.lid;
+	priv->dev->max_mtu = mode_max_mtu(priv);
+	if (!priv->mcast_mtu)
+		priv->mcast_mtu = ipoib_ud_mtu(priv->max_ib_mtu);
+	return 0;
+}
+
+static int ipoib_change_mtu(struct net_device *dev, int new_mtu)
+{
+	struct ipoib_dev *priv = ipoib_priv(dev);
+	unsigned int limit = usable_mtu(priv);
+
+	if (new_mtu > limit) {
+		netdev_warn(dev, "MTU %d refused: datagram mode allows at most %u (IB MTU %u of the broadcast group, minus 4)\n",
+			    new_mtu, limit, limit + IPOIB_ENCAP_LEN);
+		return -EINVAL;
+	}
+	priv->admin_mtu = new_mtu;
+	dev->mtu = new_mtu;
+	return 0;
+}
+
+/*
+ * The broadcast group or the port changed what we may use: follow it, but
+ * never above what the user set.  Called with rtnl held.
+ */
+void ipoib_update_mtu(struct ipoib_dev *priv)
+{
+	unsigned int mtu = min(priv->admin_mtu, usable_mtu(priv));
+
+	ASSERT_RTNL();
+	priv->dev->max_mtu = mode_max_mtu(priv);
+	if (priv->dev->mtu == mtu)
+		return;
+	priv->dev->mtu = mtu;
+	call_netdevice_notifiers(NETDEV_CHANGEMTU, priv->dev);
+}
+
+static void ipoib_set_rx_mode(struct net_device *dev)
+{
+	ipoib_mcast_restart(ipoib_priv(dev));
+}
+
+static int ipoib_get_iflink(const struct net_device *dev)
+{
+	struct ipoib_dev *priv = ipoib_priv(dev);
+
+	return priv->parent ? priv->parent->dev->ifindex : dev->ifindex;
+}
+
+static void set_dev_addr(struct ipoib_dev *priv)
+{
+	u8 addr[IPOIB_ALEN];
+
+	ipoib_addr_make(addr, 0, priv->qpn, priv->local_gid.raw);
+	dev_addr_set(priv->dev, addr);
+}
+
+static void set_features(struct ipoib_dev *priv)
+{
+	struct net_device *dev = priv->dev;
+	netdev_features_t hw = 0;
+
+	priv->hca_csum = priv->ca->attrs.device_cap_flags & IB_DEVICE_UD_IP_CSUM;
+	priv->hca_lso = priv->hca_csum &&
+			(priv->ca->attrs.kernel_cap_flags & IBK_UD_TSO);
+	if (priv->max_send_sge > 1)
+		hw |= NETIF_F_SG;
+	if (priv->hca_csum)
+		hw |= NETIF_F_IP_CSUM | NETIF_F_RXCSUM;
+	if (priv->hca_lso)
+		hw |= NETIF_F_TSO;
+	dev->hw_features |= hw;
+	dev->features |= hw;
+}
+
+static int ipoib_init(struct net_device *dev)
+{
+	struct ipoib_dev *priv = ipoib_priv(dev);
+	int ret;
+
+	priv->dev = dev;
+	priv->wq = alloc_ordered_workqueue("%s", WQ_MEM_RECLAIM, dev->name);
+	if (!priv->wq)
+		return -ENOMEM;
+	ret = ipoib_neigh_table_init(priv);
+	if (ret)
+		goto err_wq;
+	ret = ipoib_transport_init(priv);
+	if (ret)
+		goto err_neigh;
+	ret = rdma_query_gid(priv->ca, priv->port, 0, &priv->local_gid);
+	if (ret)
+		goto err_transport;
+
+	ipoib_set_mtu_limits(priv);
+	if (!priv->admin_mtu)
+		priv->admin_mtu = priv->mcast_mtu;
+	dev->mtu = min(priv->admin_mtu, usable_mtu(priv));
+	set_dev_addr(priv);
+	ipoib_broadcast_addr(dev->broadcast, priv->pkey, IPOIB_SCOPE_LINK);
+	set_features(priv);
+	netif_carrier_off(dev);
+	ipoib_debugfs_add(priv);
+	return 0;
+
+err_transport:
+	ipoib_transport_cleanup(priv);
+err_neigh:
+	ipoib_neigh_table_destroy(priv);
+err_wq:
+	destroy_workqueue(priv->wq);
+	return ret;
+}
+
+static void ipoib_uninit(struct net_device *dev)
+{
+	struct ipoib_dev *priv = ipoib_priv(dev);
+
+	set_bit(IPOIB_GOING_DOWN, &priv->flags);
+	if (priv->parent) {
+		mutex_lock(&priv->parent->children_lock);
+		list_del_init(&priv->child_link);
+		mutex_unlock(&priv->parent->children_lock);
+	}
+	ipoib_debugfs_remove(priv);
+	cancel_work_sync(&priv->flush_light);
+	cancel_work_sync(&priv->flush_normal);
+	cancel_work_sync(&priv->flush_heavy);
+	cancel_work_sync(&priv->tx_recover_task);
+	cancel_delayed_work_sync(&priv->link_task);
+	ipoib_mcast_stop(priv);
+	ipoib_paths_flush(priv);
+	ipoib_neigh_table_destroy(priv);
+	/* AHs must go before the PD they were made on. */
+	cancel_delayed_work_sync(&priv->ah_reap_task);
+	ipoib_ah_reap_all(priv);
+	ipoib_transport_cleanup(priv);
+	destroy_workqueue(priv->wq);
+}
+
+static int ipoib_open(struct net_device *dev)
+{
+	struct ipoib_dev *priv = ipoib_priv(dev);
+	int ret;
+
+	mutex_lock(&priv->state_lock);
+	ret = ipoib_ib_open(priv);
+	if (!ret) {
+		set_bit(IPOIB_OPEN, &priv->flags);
+		if (test_bit(IPOIB_QP_READY, &priv->flags))
+			ipoib_mcast_start(priv);
+		queue_delayed_work(priv->wq, &priv->gc_task,
+				   IPOIB_GC_INTERVAL);
+		netif_start_queue(dev);
+	}
+	mutex_unlock(&priv->state_lock);
+	return ret;
+}
+
+static int ipoib_stop(struct net_device *dev)
+{
+	struct ipoib_dev *priv = ipoib_priv(dev);
+
+	mutex_lock(&priv->state_lock);
+	netif_tx_disable(dev);
+	clear_bit(IPOIB_OPEN, &priv->flags);
+	ipoib_mcast_stop(priv);
+	cancel_delayed_work_sync(&priv->gc_task);
+	ipoib_paths_flush(priv);
+	ipoib_ib_stop(priv);
+	netif_carrier_off(dev);
+	mutex_unlock(&priv->state_lock);
+	return 0;
+}
+
+static const struct net_device_ops ipoib_netdev_ops = {
+	.ndo_init = ipoib_init,
+	.ndo_uninit = ipoib_uninit,
+	.ndo_open = ipoib_open,
+	.ndo_stop = ipoib_stop,
+	.ndo_start_xmit = ipoib_start_xmit,
+	.ndo_tx_timeout = ipoib_tx_timeout,
+	.ndo_get_stats64 = ipoib_get_stats64,
+	.ndo_change_mtu = ipoib_change_mtu,
+	.ndo_set_rx_mode = ipoib_set_rx_mode,
+	.ndo_get_iflink = ipoib_get_iflink,
+};
+
+void ipoib_setup(struct net_device *dev)
+{
+	struct ipoib_dev *priv = ipoib_priv(dev);
+
+	priv->dev = dev;
+	spin_lock_init(&priv->lock);
+	spin_lock_init(&priv->ah_lock);
+	mutex_init(&priv->state_lock);
+	mutex_init(&priv->children_lock);
+	INIT_LIST_HEAD(&priv->children);
+	INIT_LIST_HEAD(&priv->child_link);
+	INIT_LIST_HEAD(&priv->mcast_list);
+	INIT_LIST_HEAD(&priv->dead_ahs);
+	hash_init(priv->paths);
+	hash_init(priv->mcasts);
+	u64_stats_init(&priv->rx_stats.sync);
+	u64_stats_init(&priv->tx_stats.sync);
+	INIT_DELAYED_WORK(&priv->mcast_task, ipoib_mcast_task);
+	INIT_WORK(&priv->mcast_restart_task, ipoib_mcast_restart_task);
+	INIT_DELAYED_WORK(&priv->gc_task, ipoib_neigh_gc);
+	INIT_DELAYED_WORK(&priv->ah_reap_task, ipoib_ah_reap);
+	INIT_DELAYED_WORK(&priv->link_task, ipoib_link_task);
+	INIT_WORK(&priv->flush_light, ipoib_flush_light);
+	INIT_WORK(&priv->flush_normal, ipoib_flush_normal);
+	INIT_WORK(&priv->flush_heavy, ipoib_flush_heavy);
+	INIT_WORK(&priv->tx_recover_task, ipoib_tx_recover);
+
+	dev->netdev_ops = &ipoib_netdev_ops;
+	dev->header_ops = &ipoib_header_ops;
+	dev->ethtool_ops = &ipoib_ethtool_ops;
+	dev->rtnl_link_ops = &ipoib_link_ops;
+	dev->sysfs_groups[0] = ipoib_sysfs_groups[0];
+	dev->watchdog_timeo = 2 * HZ;
+	dev->type = ARPHRD_INFINIBAND;
+	dev->addr_len = IPOIB_ALEN;
+	dev->hard_header_len = IPOIB_HARD_LEN;
+	dev->min_mtu = IPOIB_MIN_MTU;
+	dev->max_mtu = IPOIB_CM_MAX_MTU;
+	dev->tx_queue_len = ipoib_sendq_size * 2;
+	dev->flags = IFF_BROADCAST | IFF_MULTICAST;
+	dev->features = NETIF_F_VLAN_CHALLENGED | NETIF_F_HIGHDMA;
+	dev->priv_flags &= ~IFF_TX_SKB_SHARING;
+	dev->needs_free_netdev = true;
+	netif_keep_dst(dev);
+}

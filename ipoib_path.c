@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unicast resolution: one path per destination GID, resolved by an SA
+ * PathRecord query into an address handle that all neighbours behind that
+ * GID share.  A failed query backs off, and while it does, packets to that
+ * GID are dropped and counted rather than held.
+ */
+#include <linux/jhash.h>
+#include <linux/slab.h>
+#include "ipoib.h"
+
+static u32 gid_hash(const union ib_gid *gid)
+{
+	return jhash(gid->raw, sizeof(gid->raw), 0);
+}
+
+/* Under priv->lock. */
+static struct ipoib_path *path_find(struct ipoib_dev *priv,
+				    const union ib_gid *gid)
+{
+	struct ipoib_path *path;
+
+	hash_for_each_possible(priv->paths, path, hash_link, gid_hash(gid))
+		if (!memcmp(&path->dgid, gid, sizeof(*gid)))
+			return path;
+	return NULL;
+}
+
+static struct ipoib_path *path_create(struct ipoib_dev *priv,
+				      const union ib_gid *gid)
+{
+	struct ipoib_path *path = kzalloc(sizeof(*path), GFP_ATOMIC);
+
+	if (!path)
+		return NULL;
+	path->priv = priv;
+	path->dgid = *gid;
+	INIT_LIST_HEAD(&path->neighs);
+	init_completion(&path->query_done);
+	complete(&path->query_done);	/* no query outstanding */
+	hash_add(priv->paths, &path->hash_link, gid_hash(gid));
+	return path;
+}
+
+/* Under priv->lock: the query failed; hold off and drop what waited. */
+static void path_failed(struct ipoib_dev *priv, struct ipoib_path *path,
+			int status, struct sk_buff_head *drop)
+{
+	struct ipoib_neigh *neigh;
+
+	path->valid = false;
+	path->backoff = clamp(path->backoff * 2, (unsigned long)IPOIB_RETRY_MIN,
+			      (unsigned long)IPOIB_RETRY_MAX);
+	path->retry_at = jiffies + path->backoff;
+	list_for_each_entry(neigh, &path->neighs, owner_link)
+		skb_queue_splice_tail_init(&neigh->queue, drop);
+	ipoib_count(priv, IPOIB_CNT_PATH_FAILURES);
+	net_info_ratelimited("%s: no path to %pI6 (%d); retrying in %u ms\n",
+			     priv->dev->name, path->dgid.raw, status,
+			     jiffies_to_msecs(path->backoff));
+}
+
+static void path_done(int status, struct sa_path_rec *rec, int num_prs,
+		      void *context)
+{
+	struct ipoib_path *path = context;
+	struct ipoib_dev *priv = path->priv;
+	struct ipoib_ah *ah = NULL, *old = NULL;
+	struct sk_buff_head ready, drop;
+	struct ipoib_neigh *neigh;
+	struct rdma_ah_attr attr;
+	unsigned long flags;
+
+	__skb_queue_head_init(&ready);
+	__skb_queue_head_init(&drop);
+	if (!status && rec) {
+		status = ib_init_ah_attr_from_path(priv->ca, priv->port, rec,
+						   &attr, NULL);
+		if (!status) {
+			ah = ipoib_ah_create(priv, &attr);
+			rdma_destroy_ah_attr(&attr);
+			if (IS_ERR(ah)) {
+				status = PTR_ERR(ah);
+				ah = NULL;
+			}
+		}
+	} else if (!status) {
+		status = -EIO;
+	}
+
+	spin_lock_irqsave(&priv->lock, flags);
+	path->query = NULL;
+	if (ah) {
+		old = path->ah;
+		path->ah = ah;
+		path->rec = *rec;
+		path->valid = true;
+		path->backoff = 0;
+		list_for_each_entry(neigh, &path->neighs, owner_link) {
+			ipoib_neigh_set_ah(neigh, ah);
+			skb_queue_splice_tail_init(&neigh->queue, &ready);
+		}
+	} else {
+		path_failed(priv, path, status, &drop);
+	}
+	spin_unlock_irqrestore(&priv->lock, flags);
+	/* The path may be freed as soon as this completes. */
+	complete(&path->query_done);
+
+	ipoib_ah_put(old);
+	ipoib_drop_queue(priv, &drop, IPOIB_CNT_TX_DROP_NO_PATH);
+	ipoib_requeue(priv, &ready);
+}
+
+/* Under priv->lock. */
+static void path_query(struct ipoib_dev *priv, struct ipoib_path *path,
+		       struct sk_buff_head *drop)
+{
+	struct sa_path_rec rec = {
+		.dgid = path->dgid,
+		.sgid = priv->local_gid,
+		.pkey = cpu_to_be16(priv->pkey),
+		.numb_path = 1,
+		.reversible = 1,
+		.rec_type = SA_PATH_REC_TYPE_IB,
+	};
+	int id;
+
+	reinit_completion(&path->query_done);
+	id = ib_sa_path_rec_get(&ipoib_sa_client, priv->ca, priv->port, &rec,
+				IB_SA_PATH_REC_DGID | IB_SA_PATH_REC_SGID |
+				IB_SA_PATH_REC_NUMB_PATH |
+				IB_SA_PATH_REC_TRAFFIC_CLASS |
+				IB_SA_PATH_REC_PKEY,
+				IPOIB_PATH_TIMEOUT_MS, GFP_ATOMIC, path_done,
+				path, &path->query);
+	if (id < 0) {
+		path->query = NULL;
+		complete(&path->query_done);
+		path_failed(priv, path, id, drop);
+		return;
+	}
+	path->query_id = id;
+	ipoib_count(priv, IPOIB_CNT_PATH_QUERIES);
+}
+
+/*
+ * Under priv->lock: tie the neighbour to the path of its GID and get that
+ * path resolved.  Packets the neighbour holds that can go now are moved to
+ * ready; ones that cannot go at all, to the drop counters.
+ */
+void ipoib_path_resolve(struct ipoib_dev *priv, struct ipoib_neigh *neigh,
+			struct sk_buff_head *ready)
+{
+	const union ib_gid *gid = (const union ib_gid *)ipoib_addr_gid(neigh->daddr);
+	struct ipoib_path *path = neigh->path;
+	struct sk_buff_head drop;
+
+	if (!path) {
+		path = path_find(priv, gid);
+		if (!path)
+			path = path_create(priv, gid);
+		if (!path) {
+			ipoib_drop_queue(priv, &neigh->queue,
+					 IPOIB_CNT_TX_DROP_NO_PATH);
+			return;
+		}
+		neigh->path = path;
+		list_add_tail(&neigh->owner_link, &path->neighs);
+	}
+	if (path->valid && path->ah) {
+		ipoib_neigh_set_ah(neigh, path->ah);
+		skb_queue_splice_tail_init(&neigh->queue, ready);
+		return;
+	}
+	if (path->query)
+		return;
+	__skb_queue_head_init(&drop);
+	if (time_before(jiffies, path->retry_at))
+		skb_queue_splice_tail_init(&neigh->queue, &drop);
+	else
+		path_query(priv, path, &drop);
+	ipoib_drop_queue(priv, &drop, IPOIB_CNT_TX_DROP_NO_PATH);
+}
+
+/* Transmit to a unicast address whose neighbour is not resolved yet. */
+void ipoib_xmit_unicast_slow(struct ipoib_dev *priv, struct sk_buff *skb,
+			     const u8 *daddr)
+{
+	struct ipoib_neigh *neigh;
+	struct sk_buff_head ready;
+	enum ipoib_counter why;
+	struct ipoib_ah *ah;
+	unsigned long flags;
+
+	__skb_queue_head_init(&ready);
+	spin_lock_irqsave(&priv->lock, flags);
+	why = IPOIB_CNT_TX_DROP_POST;
+	if (!test_bit(IPOIB_QP_READY, &priv->flags))
+		goto drop;
+	why = IPOIB_CNT_TX_DROP_NO_PATH;
+	neigh = ipoib_neigh_get_or_create(priv, daddr);
+	if (!neigh)
+		goto drop;
+	ah = rcu_dereference_protected(neigh->ah, lockdep_is_held(&priv->lock));
+	if (ah) {
+		/* Resolved since the lockless look: send right away. */
+		rcu_read_lock();
+		spin_unlock_irqrestore(&priv->lock, flags);
+		ipoib_ud_send(priv, skb, ah, neigh->qpn);
+		rcu_read_unlock();
+		return;
+	}
+	why = IPOIB_CNT_TX_DROP_QUEUE_FULL;
+	if (!ipoib_neigh_queue(neigh, skb))
+		goto drop;
+	ipoib_path_resolve(priv, neigh, &ready);
+	spin_unlock_irqrestore(&priv->lock, flags);
+	ipoib_requeue(priv, &ready);
+	return;
+
+drop:
+	spin_unlock_irqrestore(&priv->lock, flags);
+	ipoib_count(priv, why);
+	atomic_long_inc(&priv->tx_dropped);
+	dev_kfree_skb_any(skb);
+}
+
+/*
+ * The fabric changed (port event): every path must be looked up again.
+ * Neighbours lose their AH, so their next packet asks anew.
+ */
+void ipoib_paths_invalidate(struct ipoib_dev *priv)
+{
+	struct ipoib_neigh *neigh;
+	struct ipoib_path *path;
+	struct hlist_node *tmp;
+	unsigned long flags;
+	LIST_HEAD(dead);
+	int bkt;
+
+	spin_lock_irqsave(&priv->lock, flags);
+	hash_for_each_safe(priv->paths, bkt, tmp, path, hash_link) {
+		path->valid = false;
+		path->backoff = 0;
+		path->retry_at = jiffies;
+		list_for_each_entry(neigh, &path->neighs, owner_link)
+			ipoib_neigh_set_ah(neigh, NULL);
+		ipoib_ah_put(path->ah);
+		path->ah = NULL;
+	}
+	spin_unlock_irqrestore(&priv->lock, flags);
+}
+
+/* Cancel outstanding queries, then free every path and its neighbours. */
+void ipoib_paths_flush(struct ipoib_dev *priv)
+{
+	struct ipoib_neigh *neigh, *nn;
+	struct ipoib_path *path;
+	struct hlist_node *tmp;
+	unsigned long flags;
+	int bkt;
+
+	spin_lock_irqsave(&priv->lock, flags);
+	hash_for_each(priv->paths, bkt, path, hash_link)
+		if (path->query)
+			ib_sa_cancel_query(path->query_id, path->query);
+	spin_unlock_irqrestore(&priv->lock, flags);
+
+	/* Callbacks take priv->lock; wait for them with it released. */
+	hash_for_each(priv->paths, bkt, path, hash_link)
+		wait_for_completion(&path->query_done);
+
+	spin_lock_irqsave(&priv->lock, flags);
+	hash_for_each_safe(priv->paths, bkt, tmp, path, hash_link) {
+		list_for_each_entry_safe(neigh, nn, &path->neighs, owner_link)
+			ipoib_neigh_kill(neigh);
+		hash_del(&path->hash_link);
+		ipoib_ah_put(path->ah);
+		kfree(path);
+	}
+	spin_unlock_irqrestore(&priv->lock, flags);
+}

@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Verbs objects of an interface: PD, the two CQs and the UD QP, its state
+ * changes, and multicast attachment.
+ */
+#include <rdma/ib_cache.h>
+#include "ipoib.h"
+
+static atomic_t next_vector = ATOMIC_INIT(0);
+
+int ipoib_transport_init(struct ipoib_dev *priv)
+{
+	struct ib_device *ca = priv->ca;
+	struct ib_cq_init_attr cq_attr = {};
+	struct ib_qp_init_attr qp_attr = {
+		.cap = {
+			.max_send_wr = ipoib_sendq_size,
+			.max_recv_wr = ipoib_recvq_size,
+			.max_send_sge = min_t(u32, ca->attrs.max_send_sge,
+					      MAX_SKB_FRAGS + 1),
+			.max_recv_sge = 1,
+		},
+		.sq_sig_type = IB_SIGNAL_ALL_WR,
+		.qp_type = IB_QPT_UD,
+	};
+	int vector = atomic_inc_return(&next_vector);
+	int i, ret;
+
+	priv->pd = ib_alloc_pd(ca, 0);
+	if (IS_ERR(priv->pd)) {
+		ret = PTR_ERR(priv->pd);
+		netdev_warn(priv->dev, "allocating a PD failed: %d\n", ret);
+		return ret;
+	}
+
+	/* Spread interfaces over the completion vectors. */
+	cq_attr.cqe = ipoib_recvq_size;
+	cq_attr.comp_vector = vector % ca->num_comp_vectors;
+	priv->recv_cq = ib_create_cq(ca, ipoib_rx_completion, NULL, priv,
+				     &cq_attr);
+	if (IS_ERR(priv->recv_cq)) {
+		ret = PTR_ERR(priv->recv_cq);
+		goto err_pd;
+	}
+	cq_attr.cqe = ipoib_sendq_size;
+	priv->send_cq = ib_create_cq(ca, ipoib_tx_completion, NULL, priv,
+				     &cq_attr);
+	if (IS_ERR(priv->send_cq)) {
+		ret = PTR_ERR(priv->send_cq);
+		goto err_recv_cq;
+	}
+
+	qp_attr.send_cq = priv->send_cq;
+	qp_attr.recv_cq = priv->recv_cq;
+	if (ca->attrs.kernel_cap_flags & IBK_UD_TSO)
+		qp_attr.create_flags |= IB_QP_CREATE_IPOIB_UD_LSO;
+	if (ca->attrs.kernel_cap_flags & IBK_BLOCK_MULTICAST_LOOPBACK)
+		qp_attr.create_flags |= IB_QP_CREATE_BLOCK_MULTICAST_LOOPBACK;
+	priv->qp = ib_create_qp(priv->pd, &qp_attr);
+	if (IS_ERR(priv->qp)) {
+		ret = PTR_ERR(priv->qp);
+		netdev_warn(priv->dev, "creating the UD QP failed: %d\n", ret);
+		goto err_send_cq;
+	}
+	priv->qpn = priv->qp->qp_num;
+	priv->max_send_sge = qp_attr.cap.max_send_sge;
+
+	for (i = 0; i < ARRAY_SIZE(priv->tx_sge); i++)
+		priv->tx_sge[i].lkey = priv->pd->local_dma_lkey;
+	priv->tx_wr.wr.sg_list = priv->tx_sge;
+	priv->rx_sge.lkey = priv->pd->local_dma_lkey;
+	priv->rx_wr.sg_list = &priv->rx_sge;
+	priv->rx_wr.num_sge = 1;
+
+	netif_napi_add(priv->dev, &priv->napi, ipoib_poll);
+	return 0;
+
+err_send_cq:
+	ib_destroy_cq(priv->send_cq);
+err_recv_cq:
+	ib_destroy_cq(priv->recv_cq);
+err_pd:
+	ib_dealloc_pd(priv->pd);
+	priv->pd = NULL;
+	return ret;
+}
+
+void ipoib_transport_cleanup(struct ipoib_dev *priv)
+{
+	if (!priv->pd)
+		return;
+	netif_napi_del(&priv->napi);
+	ib_destroy_qp(priv->qp);
+	ib_destroy_cq(priv->send_cq);
+	ib_destroy_cq(priv->recv_cq);
+	ib_dealloc_pd(priv->pd);
+	priv->pd = NULL;
+}
+
+bool ipoib_find_pkey_index(struct ipoib_dev *priv)
+{
+	u16 index;
+
+	if (ib_find_pkey(priv->ca, priv->port, priv->pkey, &index)) {
+		clear_bit(IPOIB_PKEY_ASSIGNED, &priv->flags);
+		return false;
+	}
+	priv->pkey_index = index;
+	set_bit(IPOIB_PKEY_ASSIGNED, &priv->flags);
+	return true;
+}
+
+int ipoib_qp_bring_up(struct ipoib_dev *priv)
+{
+	struct ib_qp_attr attr = {
+		.qp_state = IB_QPS_INIT,
+		.pkey_index = priv->pkey_index,
+		.port_num = priv->port,
+		.qkey = priv->qkey,
+	};
+	int ret;
+
+	ret = ib_modify_qp(priv->qp, &attr, IB_QP_STATE | IB_QP_PKEY_INDEX |
+			   IB_QP_PORT | IB_QP_QKEY);
+	if (ret)
+		goto fail;
+	attr.qp_state = IB_QPS_RTR;
+	ret = ib_modify_qp(priv->qp, &attr, IB_QP_STATE);
+	if (ret)
+		goto fail;
+	attr.qp_state = IB_QPS_RTS;
+	attr.sq_psn = 0;
+	ret = ib_modify_qp(priv->qp, &attr, IB_QP_STATE | IB_QP_SQ_PSN);
+	if (ret)
+		goto fail;
+	return 0;
+
+fail:
+	netdev_warn(priv->dev, "UD QP to state %d failed: %d\n",
+		    attr.qp_state, ret);
+	ipoib_qp_reset(priv);
+	return ret;
+}
+
+int ipoib_qp_to_error(struct ipoib_dev *priv)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+
+	return ib_modify_qp(priv->qp, &attr, IB_QP_STATE);
+}
+
+int ipoib_qp_reset(struct ipoib_dev *priv)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_RESET };
+
+	return ib_modify_qp(priv->qp, &attr, IB_QP_STATE);
+}
+
+/* The broadcast group decides our Q_Key; a live QP takes it in RTS. */
+int ipoib_qp_set_qkey(struct ipoib_dev *priv, u32 qkey)
+{
+	struct ib_qp_attr attr = { .qkey = qkey };
+	int ret;
+
+	priv->qkey = qkey;
+	if (!test_bit(IPOIB_QP_READY, &priv->flags))
+		return 0;
+	ret = ib_modify_qp(priv->qp, &attr, IB_QP_QKEY);
+	if (ret)
+		netdev_warn(priv->dev, "setting Q_Key 0x%08x failed: %d\n",
+			    qkey, ret);
+	return ret;
+}
+
+int ipoib_mcast_attach(struct ipoib_dev *priv, struct ipoib_mcast *mcast)
+{
+	int ret;
+
+	ret = ib_attach_mcast(priv->qp, &mcast->mgid,
+			      be16_to_cpu(mcast->rec.mlid));
+	if (ret)
+		netdev_warn(priv->dev, "attaching to %pI6 failed: %d\n",
+			    mcast->mgid.raw, ret);
+	return ret;
+}
+
+void ipoib_mcast_detach(struct ipoib_dev *priv, struct ipoib_mcast *mcast)
+{
+	ib_detach_mcast(priv->qp, &mcast->mgid, be16_to_cpu(mcast->rec.mlid));
+}

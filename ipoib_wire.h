@@ -1,0 +1,223 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * IPoIB wire formats and rules (RFC 4391, RFC 4755): link addresses,
+ * multicast GIDs, P_Keys, MTU arithmetic.  Pure functions on bytes, so the
+ * same header builds into the module and into the userspace unit tests.
+ */
+#ifndef IPOIB_WIRE_H
+#define IPOIB_WIRE_H
+
+#define IPOIB_ALEN		20	/* flags:QPN:GID */
+#define IPOIB_ENCAP_LEN		4	/* ethertype + reserved */
+#define IPOIB_GRH_LEN		40
+#define IPOIB_QPN_MASK		0xffffffu
+#define IPOIB_MCAST_QPN		0xffffffu
+#define IPOIB_FLAG_RC		0x80	/* RFC 4755: accepts RC connections */
+#define IPOIB_FLAG_UC		0x40	/* RFC 4755: accepts UC connections */
+#define IPOIB_FLAGS_MASK	0xff
+#define IPOIB_CM_MAX_MTU	65520	/* RFC 4755 3.4: 64K - 16 */
+#define IPOIB_MIN_MTU		68
+
+/* Multicast GID layout, RFC 4391 section 4. */
+#define IPOIB_MGID_SIG_V4	0x401b
+#define IPOIB_MGID_SIG_V6	0x601b
+#define IPOIB_SCOPE_LINK	0x2
+#define IPOIB_SCOPE_SITE	0x5
+#define IPOIB_SCOPE_ORG		0x8
+#define IPOIB_SCOPE_GLOBAL	0xe
+
+#define IPOIB_PKEY_FULL		0x8000
+
+static inline unsigned int ipoib_addr_qpn(const unsigned char *addr)
+{
+	return (addr[1] << 16) | (addr[2] << 8) | addr[3];
+}
+
+static inline unsigned int ipoib_addr_flags(const unsigned char *addr)
+{
+	return addr[0];
+}
+
+static inline const unsigned char *ipoib_addr_gid(const unsigned char *addr)
+{
+	return addr + 4;
+}
+
+static inline void ipoib_addr_make(unsigned char *addr, unsigned int flags,
+				   unsigned int qpn, const unsigned char *gid)
+{
+	unsigned int i;
+
+	addr[0] = flags & IPOIB_FLAGS_MASK;
+	addr[1] = (qpn >> 16) & 0xff;
+	addr[2] = (qpn >> 8) & 0xff;
+	addr[3] = qpn & 0xff;
+	for (i = 0; i < 16; i++)
+		addr[4 + i] = gid[i];
+}
+
+/* A GID with the first octet 0xff is a multicast GID (IBA 4.1.1). */
+static inline int ipoib_gid_is_multicast(const unsigned char *gid)
+{
+	return gid[0] == 0xff;
+}
+
+static inline int ipoib_addr_is_multicast(const unsigned char *addr)
+{
+	return ipoib_gid_is_multicast(ipoib_addr_gid(addr));
+}
+
+static inline unsigned int ipoib_mgid_scope(const unsigned char *mgid)
+{
+	return mgid[1] & 0x0f;
+}
+
+static inline unsigned int ipoib_mgid_signature(const unsigned char *mgid)
+{
+	return (mgid[2] << 8) | mgid[3];
+}
+
+static inline unsigned int ipoib_mgid_pkey(const unsigned char *mgid)
+{
+	return (mgid[4] << 8) | mgid[5];
+}
+
+/*
+ * The broadcast address of a partition: flags 0, QPN 0xffffff, and the
+ * IPv4 all-hosts MGID ff1S:401b:PPPP::ffff:ffff with the P_Key's full
+ * membership bit set, as every member must agree on it.
+ */
+static inline void ipoib_broadcast_addr(unsigned char *addr,
+					unsigned int pkey, unsigned int scope)
+{
+	unsigned int i;
+
+	addr[0] = 0;
+	addr[1] = 0xff;
+	addr[2] = 0xff;
+	addr[3] = 0xff;
+	for (i = 4; i < IPOIB_ALEN; i++)
+		addr[i] = 0;
+	addr[4] = 0xff;
+	addr[5] = 0x10 | (scope & 0x0f);
+	addr[6] = IPOIB_MGID_SIG_V4 >> 8;
+	addr[7] = IPOIB_MGID_SIG_V4 & 0xff;
+	pkey |= IPOIB_PKEY_FULL;
+	addr[8] = pkey >> 8;
+	addr[9] = pkey & 0xff;
+	for (i = 16; i < IPOIB_ALEN; i++)
+		addr[i] = 0xff;
+}
+
+/* IPv4 group -> MGID: the low 28 bits of the group address (RFC 4391 4). */
+static inline void ipoib_mgid_from_ipv4(unsigned char *mgid,
+					const unsigned char *ip4,
+					unsigned int pkey, unsigned int scope)
+{
+	unsigned int i;
+
+	for (i = 0; i < 16; i++)
+		mgid[i] = 0;
+	mgid[0] = 0xff;
+	mgid[1] = 0x10 | (scope & 0x0f);
+	mgid[2] = IPOIB_MGID_SIG_V4 >> 8;
+	mgid[3] = IPOIB_MGID_SIG_V4 & 0xff;
+	pkey |= IPOIB_PKEY_FULL;
+	mgid[4] = pkey >> 8;
+	mgid[5] = pkey & 0xff;
+	mgid[12] = ip4[0] & 0x0f;
+	mgid[13] = ip4[1];
+	mgid[14] = ip4[2];
+	mgid[15] = ip4[3];
+}
+
+/* IPv6 group -> MGID: the low 80 bits of the group address. */
+static inline void ipoib_mgid_from_ipv6(unsigned char *mgid,
+					const unsigned char *ip6,
+					unsigned int pkey, unsigned int scope)
+{
+	unsigned int i;
+
+	mgid[0] = 0xff;
+	mgid[1] = 0x10 | (scope & 0x0f);
+	mgid[2] = IPOIB_MGID_SIG_V6 >> 8;
+	mgid[3] = IPOIB_MGID_SIG_V6 & 0xff;
+	pkey |= IPOIB_PKEY_FULL;
+	mgid[4] = pkey >> 8;
+	mgid[5] = pkey & 0xff;
+	for (i = 6; i < 16; i++)
+		mgid[i] = ip6[i];
+}
+
+/*
+ * Is this multicast address one of ours: an IPoIB MGID in our partition
+ * (membership bit ignored) with a known signature?
+ */
+static inline int ipoib_mcast_addr_ok(const unsigned char *addr,
+				      unsigned int pkey)
+{
+	const unsigned char *mgid = ipoib_addr_gid(addr);
+	unsigned int sig = ipoib_mgid_signature(mgid);
+
+	if (!ipoib_gid_is_multicast(mgid))
+		return 0;
+	if (sig != IPOIB_MGID_SIG_V4 && sig != IPOIB_MGID_SIG_V6)
+		return 0;
+	return ((ipoib_mgid_pkey(mgid) ^ pkey) & 0x7fff) == 0;
+}
+
+/* 0x0000 and 0x8000 are reserved P_Keys (IBA 10.9.1.1). */
+static inline int ipoib_pkey_valid(unsigned int pkey)
+{
+	return pkey <= 0xffff && (pkey & 0x7fff) != 0;
+}
+
+static inline int ipoib_pkey_full_member(unsigned int pkey)
+{
+	return (pkey & IPOIB_PKEY_FULL) != 0;
+}
+
+/* IB MTU enum (1 = 256 ... 5 = 4096) to bytes, 0 when invalid. */
+static inline unsigned int ipoib_ib_mtu_bytes(unsigned int ib_mtu_enum)
+{
+	if (ib_mtu_enum < 1 || ib_mtu_enum > 5)
+		return 0;
+	return 128u << ib_mtu_enum;
+}
+
+/* Datagram mode: one UD message per packet, minus the IPoIB header. */
+static inline unsigned int ipoib_ud_mtu(unsigned int ib_mtu_bytes)
+{
+	return ib_mtu_bytes > IPOIB_ENCAP_LEN ?
+	       ib_mtu_bytes - IPOIB_ENCAP_LEN : 0;
+}
+
+/* Connected mode: the smaller receive MTU of the two ends, minus 4. */
+static inline unsigned int ipoib_cm_mtu(unsigned int local_rx_mtu,
+					unsigned int peer_rx_mtu)
+{
+	unsigned int mtu = local_rx_mtu < peer_rx_mtu ? local_rx_mtu :
+			   peer_rx_mtu;
+
+	if (mtu <= IPOIB_ENCAP_LEN)
+		return 0;
+	mtu -= IPOIB_ENCAP_LEN;
+	return mtu > IPOIB_CM_MAX_MTU ? IPOIB_CM_MAX_MTU : mtu;
+}
+
+/*
+ * RFC 4755 3.3: when REQs cross, compare the two link addresses with the
+ * flags octet zeroed, most significant octet first.  Returns <0, 0, >0.
+ */
+static inline int ipoib_addr_cmp_noflags(const unsigned char *a,
+					 const unsigned char *b)
+{
+	unsigned int i;
+
+	for (i = 1; i < IPOIB_ALEN; i++)
+		if (a[i] != b[i])
+			return a[i] < b[i] ? -1 : 1;
+	return 0;
+}
+
+#endif /* IPOIB_WIRE_H */
