@@ -22,7 +22,7 @@ KO_DIR ?= $(BUILD)/ko
 # driver as ib_ipoib, and as ipoib_alt to run beside the in-tree one.
 TEST_MODULES := sib
 ALT_NAME := ipoib_alt
-VARIANTS := ipoib $(ALT_NAME) $(TEST_MODULES)
+VARIANTS ?= ipoib $(ALT_NAME) $(TEST_MODULES)
 
 .PHONY: all modules vm-modules clean deps check unit lint vm demo
 

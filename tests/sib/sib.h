@@ -33,6 +33,7 @@ struct seq_file;
 #define SIB_MAX_MLIDS		1024	/* multicast LIDs we route */
 #define SIB_GRH_BYTES		40	/* UD receive buffers start with GRH room */
 #define SIB_MAX_SGE		32
+#define SIB_MAX_RD_ATOMIC	16	/* accepted, though RDMA READ is not done */
 #define SIB_MAX_LSO_HDR		256
 #define SIB_SUBNET_PREFIX	0xfe80000000000000ULL
 #define SIB_QKEY_CONTROLLED	0x80000000

@@ -149,6 +149,8 @@ int sib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 				  sizeof(struct sib_recv_wqe));
 		if (ret)
 			goto err_sq;
+	} else {
+		spin_lock_init(&qp->rq.lock);
 	}
 
 	ret = assign_qpn(qp, init);
@@ -191,9 +193,11 @@ static int check_attrs(struct sib_qp *qp, struct ib_qp_attr *attr, int mask)
 	if ((mask & IB_QP_AV) &&
 	    attr->ah_attr.type != RDMA_AH_ATTR_TYPE_IB)
 		return -EINVAL;
-	if ((mask & IB_QP_MAX_QP_RD_ATOMIC) && attr->max_rd_atomic)
+	if ((mask & IB_QP_MAX_QP_RD_ATOMIC) &&
+	    attr->max_rd_atomic > SIB_MAX_RD_ATOMIC)
 		return -EINVAL;
-	if ((mask & IB_QP_MAX_DEST_RD_ATOMIC) && attr->max_dest_rd_atomic)
+	if ((mask & IB_QP_MAX_DEST_RD_ATOMIC) &&
+	    attr->max_dest_rd_atomic > SIB_MAX_RD_ATOMIC)
 		return -EINVAL;
 	return 0;
 }
@@ -247,25 +251,21 @@ static void apply_attrs(struct sib_qp *qp, struct ib_qp_attr *attr, int mask)
 /* Change state with both queues locked, so senders and receivers agree. */
 static enum ib_qp_state set_state(struct sib_qp *qp, enum ib_qp_state state)
 {
-	struct sib_wq *rq = qp->ibqp.srq ? NULL : &qp->rq;
 	enum ib_qp_state old;
 	unsigned long flags;
 
+	/* An SRQ user's own rq is empty, but its lock is initialised. */
 	spin_lock_irqsave(&qp->sq.lock, flags);
-	if (rq)
-		spin_lock(&rq->lock);
+	spin_lock(&qp->rq.lock);
 	old = qp->state;
 	WRITE_ONCE(qp->state, state);
 	if (state == IB_QPS_RESET) {
 		qp->sq.head = qp->sq.tail;
-		if (rq)
-			rq->head = rq->tail;
-		qp->rnr_wait = false;
+		qp->rq.head = qp->rq.tail;
 	}
-	if (state == IB_QPS_ERR)
+	if (state == IB_QPS_RESET || state == IB_QPS_ERR)
 		qp->rnr_wait = false;
-	if (rq)
-		spin_unlock(&rq->lock);
+	spin_unlock(&qp->rq.lock);
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
 	return old;
 }

@@ -52,6 +52,10 @@ static int sib_query_device(struct ib_device *ibdev,
 	attr->max_cqe = 65535;
 	attr->max_mr = 65536;
 	attr->max_pd = 65536;
+	/* Depths the CM negotiates; only SEND is carried out, though. */
+	attr->max_qp_rd_atom = SIB_MAX_RD_ATOMIC;
+	attr->max_qp_init_rd_atom = SIB_MAX_RD_ATOMIC;
+	attr->max_res_rd_atom = SIB_MAX_RD_ATOMIC * attr->max_qp;
 	attr->atomic_cap = IB_ATOMIC_NONE;
 	attr->masked_atomic_cap = IB_ATOMIC_NONE;
 	attr->max_mcast_grp = SIB_MAX_MLIDS;

@@ -1,0 +1,41 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The test bed carries Debian's ib_ipoib in connected mode: RC connections
+# through ib_cm, MTU 65520, 60000-byte pings and TCP.
+#
+#   h1: ib (sib0 port 1) 10.2.0.1  ===RC===  h2: ib (sib1 port 1) 10.2.0.2
+#
+# timeout: 180
+set -eu
+. "$TESTS_LIB/common.sh"
+. "$TESTS_LIB/ib.sh"
+
+fabric_up devices=2 ports=1
+intree_up
+a=$(wait_iface ib_ipoib sib0 1)
+b=$(wait_iface ib_ipoib sib1 1)
+for ifc in "$a" "$b"; do
+	echo connected >"/sys/class/net/$ifc/mode"
+	ip link set "$ifc" mtu 65520
+done
+ib_host h1 "$a" 10.2.0.1/24
+ib_host h2 "$b" 10.2.0.2/24
+wait_carrier h1 "$a"
+wait_carrier h2 "$b"
+assert_eq "$(ip netns exec h1 cat "/sys/class/net/$a/mode")" connected "mode"
+assert_eq "$(ip netns exec h1 cat "/sys/class/net/$a/mtu")" 65520 "MTU"
+
+rx0=$(sib_counter sib1 1 rx_bytes)
+step "60000-byte pings"
+assert on h1 ping -c 5 -i 0.2 -s 60000 -W 3 10.2.0.2
+step "TCP"
+bytes=$(iperf_bytes h2 10.2.0.2 h1 -t 3)
+assert_ge "$bytes" 1000000 "iperf3 bytes"
+
+sib_counters sib1 1
+rx=$(( $(sib_counter sib1 1 rx_bytes) - rx0 ))
+# One 60000-byte request per ping travels as one RC message.
+assert_ge "$rx" $((5 * 60000 + bytes)) "bytes sib1 port 1 received"
+assert_ge "$(sib_counter sib0 1 rnr_naks)" 0 "rnr naks"
+pass

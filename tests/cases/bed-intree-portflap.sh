@@ -1,0 +1,38 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# A port that goes down and comes back: traffic stops, then recovers, with
+# Debian's ib_ipoib on the test bed.
+#
+#   h1: ib (sib0 port 1) 10.3.0.1  ===  h2: ib (sib1 port 1) 10.3.0.2
+#
+# timeout: 180
+set -eu
+. "$TESTS_LIB/common.sh"
+. "$TESTS_LIB/ib.sh"
+
+fabric_up devices=2 ports=1
+intree_up
+a=$(wait_iface ib_ipoib sib0 1)
+b=$(wait_iface ib_ipoib sib1 1)
+ib_host h1 "$a" 10.3.0.1/24
+ib_host h2 "$b" 10.3.0.2/24
+wait_carrier h1 "$a"
+wait_carrier h2 "$b"
+assert on h1 ping -c 2 -W 2 10.3.0.2
+
+step "port down"
+echo down >"$SIB/sib1/port1/state"
+assert_eq "$(cat /sys/class/infiniband/sib1/ports/1/state)" "1: DOWN" "port state"
+d0=$(sib_counter sib0 1 drop_port_down)
+if on h1 ping -c 2 -W 1 10.3.0.2; then
+	fail "ping crossed a port that is down"
+fi
+assert_ge "$(( $(sib_counter sib0 1 drop_port_down) - d0 ))" 1 "drops counted"
+
+step "port up: traffic recovers"
+echo up >"$SIB/sib1/port1/state"
+wait_for 30 ip netns exec h1 ping -c 1 -W 1 10.3.0.2 ||
+	fail "no traffic 30 s after the port came back"
+assert on h1 ping -c 3 -i 0.2 -W 2 10.3.0.2
+pass

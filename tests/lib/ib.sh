@@ -1,0 +1,123 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Helpers for InfiniBand cases: the software fabric (sib) and the IPoIB
+# drivers on it.  Source after common.sh.
+#
+# Drivers, by the name `ethtool -i` reports:
+#   ib_ipoib    Debian's in-tree driver (intree_up), or ours (ours_up) --
+#               never both at once, they share the module name
+#   ipoib_alt   ours, built under another name to run beside the in-tree one
+
+SIB=/sys/kernel/debug/sib
+INTREE_KO=/lib/modules/$(uname -r)/kernel/drivers/infiniband/ulp/ipoib/ib_ipoib.ko
+
+# fabric_up [sib parameters...]: load the fabric and wait for every port to
+# be ACTIVE.  "sibtest.break=ud" (or mad, rc) on the kernel command line
+# breaks it on purpose, to show that the cases notice.
+fabric_up() {
+	local knob
+	modprobe sib "$@"
+	for knob in $(sed -n 's/.*sibtest\.break=\([a-z,]*\).*/\1/p' /proc/cmdline | tr , ' '); do
+		echo "fabric_up: breaking the fabric on purpose: ${knob}_drop_every=1"
+		echo 1 >"$SIB/${knob}_drop_every"
+	done
+	wait_for 10 all_ports_active || fail "ports did not become ACTIVE"
+}
+
+all_ports_active() {
+	local s
+	for s in /sys/class/infiniband/*/ports/*/state; do
+		grep -q ACTIVE "$s" || return 1
+	done
+}
+
+# intree_up [parameters...]: Debian's own ib_ipoib, unmodified.
+intree_up() {
+	modprobe ib_cm
+	insmod "$INTREE_KO" "$@"
+}
+
+# ours_up [parameters...]: our driver as ib_ipoib.
+ours_up() { modprobe ib_ipoib "$@"; }
+
+# alt_up [parameters...]: our driver as ipoib_alt, beside the in-tree one.
+alt_up() { modprobe ipoib_alt "$@"; }
+
+# ipoib_iface DRIVER IBDEV PORT: the main interface DRIVER made on that port.
+ipoib_iface() {
+	local drv=$1 gid n addr
+	gid=$(tr -d ':\n' <"/sys/class/infiniband/$2/ports/$3/gids/0") || return 1
+	for n in /sys/class/net/*; do
+		[ "$(cat "$n/type")" = 32 ] || continue
+		addr=$(tr -d ':\n' <"$n/address")
+		[ "${addr:8}" = "$gid" ] || continue
+		[ "$(cat "$n/iflink")" = "$(cat "$n/ifindex")" ] || continue
+		ethtool -i "${n##*/}" 2>/dev/null | grep -qx "driver: $drv" || continue
+		echo "${n##*/}"
+		return 0
+	done
+	echo "ipoib_iface: no $drv interface on $2 port $3" >&2
+	return 1
+}
+
+# wait_iface DRIVER IBDEV PORT: as ipoib_iface, waiting for it to appear.
+wait_iface() {
+	local end=$((SECONDS + 10))
+	until ipoib_iface "$@" 2>/dev/null; do
+		[ "$SECONDS" -lt "$end" ] || { ipoib_iface "$@"; return 1; }
+		sleep 0.2
+	done
+}
+
+# ib_host NS IFACE ADDR4/LEN [ADDR6/LEN]: a host owning IFACE, addressed, up.
+ib_host() {
+	local ns=$1 ifc=$2
+	[ -e "/run/netns/$ns" ] || ns_add "$ns"
+	move_to_ns "$ifc" "$ns"
+	ip -n "$ns" addr add "$3" dev "$ifc"
+	[ -z "${4:-}" ] || ip -n "$ns" addr add "$4" dev "$ifc" nodad
+	ip -n "$ns" link set "$ifc" up
+}
+
+# wait_carrier NS IFACE: the interface has joined its broadcast group.
+wait_carrier() {
+	wait_for 20 carrier_is_on "$1" "$2" ||
+		fail "$2 in $1 got no carrier (broadcast group not joined?)"
+}
+
+carrier_is_on() {
+	[ "$(ip netns exec "$1" cat "/sys/class/net/$2/carrier" 2>/dev/null)" = 1 ]
+}
+
+# sib_counter IBDEV PORT NAME: a counter of the fabric's port.
+sib_counter() {
+	awk -v n="$3" '$1 == n { print $2 }' "$SIB/$1/port$2/counters"
+}
+
+# sib_counters IBDEV PORT: all of them, for the log.
+sib_counters() {
+	echo "-- sib $1 port $2 counters"
+	sed 's/^/   /' "$SIB/$1/port$2/counters"
+}
+
+# iperf_bytes NS_SERVER ADDR NS_CLIENT [iperf3 options...]: run iperf3
+# against a one-shot server started here; print the bytes the server got
+# (and, on stderr, the rate).
+iperf_bytes() {
+	local srv=$1 addr=$2 cli=$3 json
+	shift 3
+	ip netns exec "$srv" iperf3 -s -1 -D -B "$addr" >/dev/null
+	sleep 0.5
+	json=$(ip netns exec "$cli" iperf3 -c "$addr" -J "$@") ||
+		{ echo "$json" >&2; fail "iperf3 to $addr failed"; }
+	echo "$json" | awk -F'[:,]' '
+		/"sum_received"/ { inr = 1 }
+		inr && /"bytes"/ { gsub(/[ \t]/, "", $2); bytes = $2 }
+		inr && /"bits_per_second"/ {
+			gsub(/[ \t]/, "", $2)
+			printf "iperf3: %s bytes, %.1f Mbit/s\n", bytes, $2 / 1e6 > "/dev/stderr"
+			print bytes
+			exit
+		}'
+}
