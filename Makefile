@@ -24,7 +24,8 @@ TEST_MODULES := sib
 ALT_NAME := ipoib_alt
 VARIANTS ?= ipoib $(ALT_NAME) $(TEST_MODULES)
 
-.PHONY: all modules vm-modules clean deps check unit lint vm demo
+.PHONY: all modules vm-modules clean check unit lint vm demo \
+	$(addprefix mod-,$(VARIANTS))
 
 all: modules
 
@@ -51,5 +52,22 @@ mod-$(ALT_NAME):
 
 vm-modules: modules
 
+# The two commands a newcomer needs (see README.md).
+check:
+	$(top)/tests/check
+
+demo:
+	$(top)/tests/demo/run
+
+lint:
+	$(top)/tests/lint/run $(KVER)
+
+unit:
+	$(MAKE) -C $(top)/tests/unit check
+
+vm:
+	$(top)/tests/vm/run $(top)/tests/cases/*.sh
+
 clean:
 	rm -rf $(top)/build
+	$(MAKE) -C $(top)/tests/unit clean

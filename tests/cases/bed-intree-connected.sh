@@ -8,7 +8,9 @@
 #
 # timeout: 180
 set -eu
+# shellcheck source=SCRIPTDIR/../lib/common.sh
 . "$TESTS_LIB/common.sh"
+# shellcheck source=SCRIPTDIR/../lib/ib.sh
 . "$TESTS_LIB/ib.sh"
 
 fabric_up devices=2 ports=1

@@ -9,7 +9,9 @@
 #
 # timeout: 120
 set -eu
+# shellcheck source=SCRIPTDIR/../lib/common.sh
 . "$TESTS_LIB/common.sh"
+# shellcheck source=SCRIPTDIR/../lib/ib.sh
 . "$TESTS_LIB/ib.sh"
 
 step "fabric and the in-tree driver"

@@ -11,7 +11,9 @@
 #
 # timeout: 180
 set -eu
+# shellcheck source=SCRIPTDIR/../lib/common.sh
 . "$TESTS_LIB/common.sh"
+# shellcheck source=SCRIPTDIR/../lib/ib.sh
 . "$TESTS_LIB/ib.sh"
 
 fabric_up devices=2 ports=1 pkeys=0xffff,0x8001,0x8002,0x8003,0x8004
