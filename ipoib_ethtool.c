@@ -1,0 +1,404 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ethtool: driver and link information, statistics (-S), completion
+ * moderation (-c/-C) and ring sizes (-g/-G).  Offloads (-k/-K) are plain
+ * netdev features and need nothing here.  ethtool calls in with rtnl held.
+ *
+ * NEEDS FROM CORE:
+ *   - in ipoib.h, this struct and a member "struct ipoib_coalesce coal;"
+ *     in struct ipoib_dev (written here under rtnl, zero at start):
+ *         struct ipoib_coalesce {
+ *                 u16 rx_usecs;
+ *                 u16 rx_frames;
+ *                 u16 tx_usecs;
+ *                 u16 tx_frames;
+ *         };
+ *   - IPOIB_MIN_QUEUE and IPOIB_MAX_QUEUE moved from ipoib_main.c to
+ *     ipoib.h (the fallbacks below match them).
+ *   - priv->rx_size and priv->tx_size set from the module parameters when
+ *     the interface is made (ndo_init), and used rather than the module
+ *     parameters by every later open, so that -G survives down/up.
+ *   - int ipoib_resize_rings(struct ipoib_dev *priv, unsigned int rx,
+ *         unsigned int tx, struct netlink_ext_ack *extack);
+ *     rtnl held; rx and tx are powers of two in IPOIB_MIN_QUEUE..the
+ *     maximum reported here.  Makes the QP and CQs that size (taking
+ *     state_lock, and if the interface is up, bringing the data path down
+ *     and up again), stores them in rx_size/tx_size, and on failure
+ *     leaves the old sizes working and says why in extack.
+ *     ipoib_resize_rings() may make new CQs: moderation is put back on
+ *     them here once it returns.  Anything else that re-creates the CQs
+ *     must do the same (ask for ipoib_coalesce_apply() to be exported).
+ *   - ipoib_stats_fold() to fill "multicast" (received multicast and
+ *     broadcast packets), which the in-tree driver's -S reports.
+ *   The prototype for ipoib.h is below until it has it.
+ */
+#include <linux/ethtool.h>
+#include <linux/log2.h>
+#include <linux/netdevice.h>
+#include <linux/stringify.h>
+#include "ipoib.h"
+
+int ipoib_resize_rings(struct ipoib_dev *priv, unsigned int rx,
+		       unsigned int tx, struct netlink_ext_ack *extack);
+
+#ifndef IPOIB_MIN_QUEUE
+#define IPOIB_MIN_QUEUE		64
+#endif
+#ifndef IPOIB_MAX_QUEUE
+#define IPOIB_MAX_QUEUE		8192
+#endif
+
+const char *const ipoib_counter_names[IPOIB_NR_COUNTERS] = {
+	[IPOIB_CNT_TX_DROP_NO_PATH]	= "tx_drop_no_path",
+	[IPOIB_CNT_TX_DROP_QUEUE_FULL]	= "tx_drop_queue_full",
+	[IPOIB_CNT_TX_DROP_NO_MCAST]	= "tx_drop_no_mcast",
+	[IPOIB_CNT_TX_DROP_TOO_BIG]	= "tx_drop_too_big",
+	[IPOIB_CNT_TX_DROP_MAP]		= "tx_drop_map",
+	[IPOIB_CNT_TX_DROP_POST]	= "tx_drop_post",
+	[IPOIB_CNT_TX_DROP_BAD_ADDR]	= "tx_drop_bad_addr",
+	[IPOIB_CNT_TX_LSO]		= "tx_lso",
+	[IPOIB_CNT_TX_CSUM]		= "tx_csum",
+	[IPOIB_CNT_TX_ERRORS_WC]	= "tx_errors_wc",
+	[IPOIB_CNT_TX_TIMEOUTS]		= "tx_timeouts",
+	[IPOIB_CNT_RX_DROP_NO_MEM]	= "rx_drop_no_mem",
+	[IPOIB_CNT_RX_DROP_OWN_MCAST]	= "rx_drop_own_mcast",
+	[IPOIB_CNT_RX_DROP_BAD_LEN]	= "rx_drop_bad_len",
+	[IPOIB_CNT_RX_ERRORS_WC]	= "rx_errors_wc",
+	[IPOIB_CNT_RX_CSUM_OK]		= "rx_csum_ok",
+	[IPOIB_CNT_PATH_QUERIES]	= "path_queries",
+	[IPOIB_CNT_PATH_FAILURES]	= "path_failures",
+	[IPOIB_CNT_MCAST_JOINS]		= "mcast_joins",
+	[IPOIB_CNT_MCAST_JOIN_FAILURES]	= "mcast_join_failures",
+	[IPOIB_CNT_MCAST_LEAVES]	= "mcast_leaves",
+	[IPOIB_CNT_NEIGH_CREATED]	= "neigh_created",
+	[IPOIB_CNT_NEIGH_GC]		= "neigh_gc",
+	[IPOIB_CNT_FLUSHES]		= "flushes",
+	[IPOIB_CNT_CM_CONNECTS]		= "cm_connects",
+	[IPOIB_CNT_CM_ACCEPTS]		= "cm_accepts",
+	[IPOIB_CNT_CM_REJECTS]		= "cm_rejects",
+	[IPOIB_CNT_CM_CROSSINGS]	= "cm_crossings",
+	[IPOIB_CNT_CM_PMTU_SIGNALS]	= "cm_pmtu_signals",
+};
+
+static void ipoib_get_drvinfo(struct net_device *dev,
+			      struct ethtool_drvinfo *info)
+{
+	struct ipoib_dev *priv = ipoib_priv(dev);
+	struct device *bus = priv->ca->dev.parent;
+
+	strscpy(info->driver, DRV_NAME, sizeof(info->driver));
+	strscpy(info->version, DRV_VERSION, sizeof(info->version));
+	BUILD_BUG_ON(sizeof(info->fw_version) < IB_FW_VERSION_NAME_MAX);
+	ib_get_device_fw_str(priv->ca, info->fw_version);
+	/* Software HCAs have no bus device: name the IB device instead. */
+	strscpy(info->bus_info, bus ? dev_name(bus) : dev_name(&priv->ca->dev),
+		sizeof(info->bus_info));
+}
+
+/*
+ * Mb/s of one lane at each IB speed, by the bit the speed enum sets:
+ * SDR, DDR, QDR, FDR10, FDR, EDR, HDR, NDR.  Data rates, past the line
+ * encoding, as ethtool reports for Ethernet.
+ */
+static const u32 ipoib_lane_mbps[] = {
+	2500, 5000, 10000, 10000, 14000, 25000, 50000, 100000,
+};
+
+static u32 ipoib_link_mbps(const struct ib_port_attr *attr)
+{
+	unsigned int speed = attr->active_speed;
+	int width = ib_width_enum_to_int(attr->active_width);
+
+	if (!is_power_of_2(speed) || ilog2(speed) >= ARRAY_SIZE(ipoib_lane_mbps) ||
+	    width <= 0)
+		return SPEED_UNKNOWN;
+	return ipoib_lane_mbps[ilog2(speed)] * width;
+}
+
+/* IB links train speed and width themselves: hence autoneg on, as in-tree. */
+static int ipoib_get_link_ksettings(struct net_device *dev,
+				    struct ethtool_link_ksettings *ks)
+{
+	struct ipoib_dev *priv = ipoib_priv(dev);
+	struct ib_port_attr attr;
+	int ret;
+
+	ks->base.port = PORT_OTHER;
+	ks->base.phy_address = 0xff;
+	ks->base.autoneg = AUTONEG_ENABLE;
+	ks->base.speed = SPEED_UNKNOWN;
+	ks->base.duplex = DUPLEX_UNKNOWN;
+	if (!netif_carrier_ok(dev))
+		return 0;
+
+	ret = ib_query_port(priv->ca, priv->port, &attr);
+	if (ret) {
+		netdev_warn(dev, "querying port %u failed: %d\n", priv->port,
+			    ret);
+		return ret;
+	}
+	ks->base.speed = ipoib_link_mbps(&attr);
+	ks->base.duplex = DUPLEX_FULL;
+	return 0;
+}
+
+/*
+ * ethtool -S: first the in-tree driver's figures, in its order, so that
+ * scripts reading them by position keep working; then ours.
+ */
+static const char *const ipoib_link_stat_names[] = {
+	"rx_packets", "tx_packets", "rx_bytes", "tx_bytes", "tx_errors",
+	"rx_dropped", "tx_dropped", "multicast", "rx_errors",
+};
+
+static const char *const ipoib_ring_stat_names[] = {
+	"rx_ring_size", "rx_ring_posted", "tx_ring_size", "tx_ring_outstanding",
+};
+
+#define IPOIB_NR_STATS	(ARRAY_SIZE(ipoib_link_stat_names) + \
+			 IPOIB_NR_COUNTERS + ARRAY_SIZE(ipoib_ring_stat_names))
+
+static int ipoib_get_sset_count(struct net_device *dev, int sset)
+{
+	return sset == ETH_SS_STATS ? IPOIB_NR_STATS : -EOPNOTSUPP;
+}
+
+static void ipoib_get_strings(struct net_device *dev, u32 sset, u8 *data)
+{
+	unsigned int i;
+
+	if (sset != ETH_SS_STATS)
+		return;
+	for (i = 0; i < ARRAY_SIZE(ipoib_link_stat_names); i++)
+		ethtool_sprintf(&data, "%s", ipoib_link_stat_names[i]);
+	for (i = 0; i < IPOIB_NR_COUNTERS; i++)
+		if (ipoib_counter_names[i])
+			ethtool_sprintf(&data, "%s", ipoib_counter_names[i]);
+		else
+			ethtool_sprintf(&data, "counter_%u", i);
+	for (i = 0; i < ARRAY_SIZE(ipoib_ring_stat_names); i++)
+		ethtool_sprintf(&data, "%s", ipoib_ring_stat_names[i]);
+}
+
+/* Until the first open, the sizes the module parameters give. */
+static unsigned int ipoib_rx_entries(const struct ipoib_dev *priv)
+{
+	return priv->rx_size ?: ipoib_recvq_size;
+}
+
+static unsigned int ipoib_tx_entries(const struct ipoib_dev *priv)
+{
+	return priv->tx_size ?: ipoib_sendq_size;
+}
+
+/*
+ * Receive buffers the HCA holds.  The ring goes away under state_lock on
+ * the way down; rather than wait behind a drain, report 0 then.
+ */
+static unsigned int ipoib_rx_posted(struct ipoib_dev *priv)
+{
+	unsigned int i, n = 0;
+
+	if (!mutex_trylock(&priv->state_lock))
+		return 0;
+	if (test_bit(IPOIB_QP_READY, &priv->flags) && priv->rx_ring)
+		for (i = 0; i < priv->rx_size; i++)
+			n += !!READ_ONCE(priv->rx_ring[i].skb);
+	mutex_unlock(&priv->state_lock);
+	return n;
+}
+
+/* In the order of ipoib_link_stat_names. */
+static u64 *ipoib_put_link_stats(const struct rtnl_link_stats64 *s, u64 *data)
+{
+	const u64 v[] = {
+		s->rx_packets, s->tx_packets, s->rx_bytes, s->tx_bytes,
+		s->tx_errors, s->rx_dropped, s->tx_dropped, s->multicast,
+		s->rx_errors,
+	};
+
+	BUILD_BUG_ON(ARRAY_SIZE(v) != ARRAY_SIZE(ipoib_link_stat_names));
+	memcpy(data, v, sizeof(v));
+	return data + ARRAY_SIZE(v);
+}
+
+static void ipoib_get_ethtool_stats(struct net_device *dev,
+				    struct ethtool_stats *stats, u64 *data)
+{
+	struct ipoib_dev *priv = ipoib_priv(dev);
+	struct rtnl_link_stats64 s = {};
+	unsigned int i;
+
+	ipoib_stats_fold(priv, &s);
+	data = ipoib_put_link_stats(&s, data);
+	for (i = 0; i < IPOIB_NR_COUNTERS; i++)
+		*data++ = atomic_long_read(&priv->counters[i]);
+	*data++ = ipoib_rx_entries(priv);
+	*data++ = ipoib_rx_posted(priv);
+	*data++ = ipoib_tx_entries(priv);
+	*data++ = READ_ONCE(priv->tx_head) - READ_ONCE(priv->tx_tail);
+}
+
+static int ipoib_get_coalesce(struct net_device *dev,
+			      struct ethtool_coalesce *ec,
+			      struct kernel_ethtool_coalesce *kec,
+			      struct netlink_ext_ack *extack)
+{
+	const struct ipoib_coalesce *c = &ipoib_priv(dev)->coal;
+
+	ec->rx_coalesce_usecs = c->rx_usecs;
+	ec->rx_max_coalesced_frames = c->rx_frames;
+	ec->tx_coalesce_usecs = c->tx_usecs;
+	ec->tx_max_coalesced_frames = c->tx_frames;
+	return 0;
+}
+
+/* The HCA's limits; 0 means it states none, and the verb takes a u16. */
+static bool ipoib_coalesce_fits(struct ipoib_dev *priv,
+				const struct ethtool_coalesce *ec,
+				struct netlink_ext_ack *extack)
+{
+	const struct ib_cq_caps *caps = &priv->ca->attrs.cq_caps;
+	u32 max_frames = caps->max_cq_moderation_count ?: U16_MAX;
+	u32 max_usecs = caps->max_cq_moderation_period ?: U16_MAX;
+
+	if (ec->rx_max_coalesced_frames > max_frames ||
+	    ec->tx_max_coalesced_frames > max_frames) {
+		NL_SET_ERR_MSG(extack, "more frames than the HCA can moderate");
+		return false;
+	}
+	if (ec->rx_coalesce_usecs > max_usecs ||
+	    ec->tx_coalesce_usecs > max_usecs) {
+		NL_SET_ERR_MSG(extack, "a longer period than the HCA can moderate");
+		return false;
+	}
+	return true;
+}
+
+/* An HCA without moderation keeps the values, as in-tree, to no effect. */
+static int ipoib_moderate(struct ib_cq *cq, u16 frames, u16 usecs)
+{
+	int ret = rdma_set_cq_moderation(cq, frames, usecs);
+
+	return ret == -EOPNOTSUPP ? 0 : ret;
+}
+
+/* Put priv->coal on the CQs, e.g. after they were made again. */
+static int ipoib_coalesce_apply(struct ipoib_dev *priv)
+{
+	const struct ipoib_coalesce *c = &priv->coal;
+	int ret;
+
+	ret = ipoib_moderate(priv->recv_cq, c->rx_frames, c->rx_usecs);
+	if (!ret)
+		ret = ipoib_moderate(priv->send_cq, c->tx_frames, c->tx_usecs);
+	if (ret)
+		netdev_warn(priv->dev, "setting CQ moderation failed: %d\n",
+			    ret);
+	return ret;
+}
+
+static int ipoib_set_coalesce(struct net_device *dev,
+			      struct ethtool_coalesce *ec,
+			      struct kernel_ethtool_coalesce *kec,
+			      struct netlink_ext_ack *extack)
+{
+	struct ipoib_dev *priv = ipoib_priv(dev);
+	struct ipoib_coalesce old = priv->coal;
+	int ret;
+
+	if (!ipoib_coalesce_fits(priv, ec, extack))
+		return -EINVAL;
+
+	priv->coal.rx_usecs = ec->rx_coalesce_usecs;
+	priv->coal.rx_frames = ec->rx_max_coalesced_frames;
+	priv->coal.tx_usecs = ec->tx_coalesce_usecs;
+	priv->coal.tx_frames = ec->tx_max_coalesced_frames;
+	ret = ipoib_coalesce_apply(priv);
+	if (!ret)
+		return 0;
+
+	/* All or nothing: put back what the CQs had. */
+	priv->coal = old;
+	ipoib_coalesce_apply(priv);
+	NL_SET_ERR_MSG(extack, "the HCA refused the moderation settings");
+	return ret;
+}
+
+/*
+ * The largest ring: the QP and CQ limits of the HCA and ours, rounded down
+ * to a power of two, so that rounding a request up never goes past it.
+ */
+static unsigned int ipoib_ring_max(struct ipoib_dev *priv)
+{
+	const struct ib_device_attr *a = &priv->ca->attrs;
+	int max = min3(a->max_qp_wr, a->max_cqe, IPOIB_MAX_QUEUE);
+
+	if (max < IPOIB_MIN_QUEUE)
+		return IPOIB_MIN_QUEUE;
+	return rounddown_pow_of_two(max);
+}
+
+static void ipoib_get_ringparam(struct net_device *dev,
+				struct ethtool_ringparam *ring,
+				struct kernel_ethtool_ringparam *kring,
+				struct netlink_ext_ack *extack)
+{
+	struct ipoib_dev *priv = ipoib_priv(dev);
+	unsigned int limit = ipoib_ring_max(priv);
+
+	ring->rx_pending = ipoib_rx_entries(priv);
+	ring->tx_pending = ipoib_tx_entries(priv);
+	/* Never below what is in use, whatever the HCA claims now. */
+	ring->rx_max_pending = max(limit, ring->rx_pending);
+	ring->tx_max_pending = max(limit, ring->tx_pending);
+}
+
+/*
+ * Sizes are rounded up to a power of two, like the module parameters;
+ * ethtool has already checked them against the maximum.
+ */
+static int ipoib_set_ringparam(struct net_device *dev,
+			       struct ethtool_ringparam *ring,
+			       struct kernel_ethtool_ringparam *kring,
+			       struct netlink_ext_ack *extack)
+{
+	struct ipoib_dev *priv = ipoib_priv(dev);
+	unsigned int rx, tx;
+	int ret;
+
+	if (ring->rx_pending < IPOIB_MIN_QUEUE ||
+	    ring->tx_pending < IPOIB_MIN_QUEUE) {
+		NL_SET_ERR_MSG(extack, "rings hold at least "
+			       __stringify(IPOIB_MIN_QUEUE) " entries");
+		return -EINVAL;
+	}
+	rx = roundup_pow_of_two(ring->rx_pending);
+	tx = roundup_pow_of_two(ring->tx_pending);
+	if (rx != ring->rx_pending || tx != ring->tx_pending)
+		NL_SET_ERR_MSG(extack, "ring sizes rounded up to a power of two");
+	if (rx == ipoib_rx_entries(priv) && tx == ipoib_tx_entries(priv))
+		return 0;
+
+	ret = ipoib_resize_rings(priv, rx, tx, extack);
+	if (ret)
+		return ret;
+	/* The CQs may be new ones. */
+	ipoib_coalesce_apply(priv);
+	return 0;
+}
+
+const struct ethtool_ops ipoib_ethtool_ops = {
+	.supported_coalesce_params = ETHTOOL_COALESCE_USECS |
+				     ETHTOOL_COALESCE_MAX_FRAMES,
+	.get_drvinfo		= ipoib_get_drvinfo,
+	.get_link		= ethtool_op_get_link,
+	.get_link_ksettings	= ipoib_get_link_ksettings,
+	.get_sset_count		= ipoib_get_sset_count,
+	.get_strings		= ipoib_get_strings,
+	.get_ethtool_stats	= ipoib_get_ethtool_stats,
+	.get_coalesce		= ipoib_get_coalesce,
+	.set_coalesce		= ipoib_set_coalesce,
+	.get_ringparam		= ipoib_get_ringparam,
+	.set_ringparam		= ipoib_set_ringparam,
+};
