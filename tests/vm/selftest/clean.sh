@@ -9,9 +9,11 @@ set -eu
 . "$TESTS_LIB/common.sh"
 
 assert_eq "$(ip netns list)" "" "namespaces"
-assert_eq "$(ip -o link show | wc -l)" 1 "links (only lo)"
-# Only the report channel's modules, loaded at boot.
-assert_eq "$(lsmod | awk 'NR > 1 && $1 !~ /^virtio/')" "" "modules"
+# BOOT_LINKS and BOOT_MODULES: what guest-init saw at boot.
+links=$(ip -o link show | awk -F': ' '{ sub(/@.*/, "", $2); print $2 }' | sort | xargs)
+assert_eq "$links" "$(echo "$BOOT_LINKS" | tr ' ' '\n' | sort | xargs)" "links"
+modules=$(awk '{ print $1 }' /proc/modules | sort | xargs)
+assert_eq "$modules" "$(echo "$BOOT_MODULES" | tr ' ' '\n' | sort | xargs)" "modules"
 procs=$(ps -o pid,comm | awk '$2 == "sleep"')
 assert_eq "$procs" "" "leftover sleep processes"
 pass
