@@ -42,6 +42,8 @@
 #define IPOIB_PATH_TIMEOUT_MS	1000
 #define IPOIB_DEFAULT_QKEY	0x0000000b	/* broadcast group we create */
 #define IPOIB_TX_REAP_BATCH	16
+#define IPOIB_MIN_QUEUE		64	/* ring sizes, entries */
+#define IPOIB_MAX_QUEUE		8192
 
 /* Module parameters (ipoib_main.c). */
 extern unsigned int ipoib_sendq_size;
@@ -183,6 +185,15 @@ struct ipoib_ring_stats {
 	struct u64_stats_sync sync;
 	u64 packets;
 	u64 bytes;
+	u64 multicast;			/* receive side only */
+};
+
+/* CQ moderation as ethtool -C set it; put back on every new CQ. */
+struct ipoib_coalesce {
+	u16 rx_usecs;
+	u16 rx_frames;
+	u16 tx_usecs;
+	u16 tx_frames;
 };
 
 /* Interface flags (priv->flags bits). */
@@ -251,6 +262,7 @@ struct ipoib_dev {
 	atomic_long_t rx_errors;
 	atomic_long_t tx_errors;
 	atomic_long_t counters[IPOIB_NR_COUNTERS];
+	struct ipoib_coalesce coal;	/* under rtnl */
 	unsigned int tx_timeout_tail;	/* tx_tail when the watchdog fired */
 
 	/* Slow path, under lock. */
@@ -320,6 +332,7 @@ void ipoib_setup(struct net_device *dev);
 extern const struct header_ops ipoib_header_ops;
 int ipoib_set_mtu_limits(struct ipoib_dev *priv);
 void ipoib_update_mtu(struct ipoib_dev *priv);
+void ipoib_update_dev_addr(struct ipoib_dev *priv);
 void ipoib_stats_fold(struct ipoib_dev *priv, struct rtnl_link_stats64 *s);
 void ipoib_xmit_unicast_slow(struct ipoib_dev *priv, struct sk_buff *skb,
 			     const u8 *daddr);
@@ -334,9 +347,13 @@ void ipoib_rx_completion(struct ib_cq *cq, void *ctx);
 void ipoib_tx_completion(struct ib_cq *cq, void *ctx);
 void ipoib_tx_recover(struct work_struct *work);
 void ipoib_push_pseudo_header(struct sk_buff *skb, const u8 *daddr);
+int ipoib_resize_rings(struct ipoib_dev *priv, unsigned int rx,
+		       unsigned int tx, struct netlink_ext_ack *extack);
 
 /* ipoib_verbs.c */
 int ipoib_transport_init(struct ipoib_dev *priv);
+int ipoib_transport_resize(struct ipoib_dev *priv, unsigned int rx,
+			   unsigned int tx);
 void ipoib_transport_cleanup(struct ipoib_dev *priv);
 int ipoib_qp_bring_up(struct ipoib_dev *priv);
 int ipoib_qp_to_error(struct ipoib_dev *priv);
@@ -416,10 +433,12 @@ bool ipoib_is_our_netdev(const struct net_device *dev);
 
 /* ipoib_sysfs.c, ipoib_netlink.c, ipoib_ethtool.c, ipoib_debugfs.c */
 extern const struct attribute_group *ipoib_sysfs_groups[];
+void ipoib_sysfs_add(struct net_device *dev);
 int ipoib_netlink_init(void);
 void ipoib_netlink_exit(void);
 extern struct rtnl_link_ops ipoib_link_ops;
 extern const struct ethtool_ops ipoib_ethtool_ops;
+int ipoib_coalesce_apply(struct ipoib_dev *priv);
 void ipoib_debugfs_init(void);
 void ipoib_debugfs_exit(void);
 void ipoib_debugfs_add(struct ipoib_dev *priv);

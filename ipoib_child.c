@@ -37,6 +37,7 @@ static int register_child(struct ipoib_dev *parent, struct net_device *dev)
 	ret = register_netdevice(dev);
 	if (ret)
 		return ret;
+	ipoib_sysfs_add(dev);
 	mutex_lock(&parent->children_lock);
 	list_add_tail(&priv->child_link, &parent->children);
 	mutex_unlock(&parent->children_lock);

@@ -3,50 +3,12 @@
  * ethtool: driver and link information, statistics (-S), completion
  * moderation (-c/-C) and ring sizes (-g/-G).  Offloads (-k/-K) are plain
  * netdev features and need nothing here.  ethtool calls in with rtnl held.
- *
- * NEEDS FROM CORE:
- *   - in ipoib.h, this struct and a member "struct ipoib_coalesce coal;"
- *     in struct ipoib_dev (written here under rtnl, zero at start):
- *         struct ipoib_coalesce {
- *                 u16 rx_usecs;
- *                 u16 rx_frames;
- *                 u16 tx_usecs;
- *                 u16 tx_frames;
- *         };
- *   - IPOIB_MIN_QUEUE and IPOIB_MAX_QUEUE moved from ipoib_main.c to
- *     ipoib.h (the fallbacks below match them).
- *   - priv->rx_size and priv->tx_size set from the module parameters when
- *     the interface is made (ndo_init), and used rather than the module
- *     parameters by every later open, so that -G survives down/up.
- *   - int ipoib_resize_rings(struct ipoib_dev *priv, unsigned int rx,
- *         unsigned int tx, struct netlink_ext_ack *extack);
- *     rtnl held; rx and tx are powers of two in IPOIB_MIN_QUEUE..the
- *     maximum reported here.  Makes the QP and CQs that size (taking
- *     state_lock, and if the interface is up, bringing the data path down
- *     and up again), stores them in rx_size/tx_size, and on failure
- *     leaves the old sizes working and says why in extack.
- *     ipoib_resize_rings() may make new CQs: moderation is put back on
- *     them here once it returns.  Anything else that re-creates the CQs
- *     must do the same (ask for ipoib_coalesce_apply() to be exported).
- *   - ipoib_stats_fold() to fill "multicast" (received multicast and
- *     broadcast packets), which the in-tree driver's -S reports.
- *   The prototype for ipoib.h is below until it has it.
  */
 #include <linux/ethtool.h>
 #include <linux/log2.h>
 #include <linux/netdevice.h>
 #include <linux/stringify.h>
 #include "ipoib.h"
-
-int ipoib_resize_rings(struct ipoib_dev *priv, unsigned int rx,
-		       unsigned int tx, struct netlink_ext_ack *extack);
-
-#ifndef IPOIB_MIN_QUEUE
-#define IPOIB_MIN_QUEUE		64
-#endif
-#ifndef IPOIB_MAX_QUEUE
-#define IPOIB_MAX_QUEUE		8192
-#endif
 
 const char *const ipoib_counter_names[IPOIB_NR_COUNTERS] = {
 	[IPOIB_CNT_TX_DROP_NO_PATH]	= "tx_drop_no_path",
@@ -284,7 +246,7 @@ static int ipoib_moderate(struct ib_cq *cq, u16 frames, u16 usecs)
 }
 
 /* Put priv->coal on the CQs, e.g. after they were made again. */
-static int ipoib_coalesce_apply(struct ipoib_dev *priv)
+int ipoib_coalesce_apply(struct ipoib_dev *priv)
 {
 	const struct ipoib_coalesce *c = &priv->coal;
 	int ret;

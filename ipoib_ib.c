@@ -133,6 +133,8 @@ static void rx_deliver(struct ipoib_dev *priv, struct sk_buff *skb,
 	u64_stats_update_begin(&priv->rx_stats.sync);
 	priv->rx_stats.packets++;
 	priv->rx_stats.bytes += skb->len;
+	if (pkt_type != PACKET_HOST)
+		priv->rx_stats.multicast++;
 	u64_stats_update_end(&priv->rx_stats.sync);
 	napi_gro_receive(&priv->napi, skb);
 	return;
@@ -435,8 +437,6 @@ static void free_rings(struct ipoib_dev *priv)
 
 static int alloc_rings(struct ipoib_dev *priv)
 {
-	priv->rx_size = ipoib_recvq_size;
-	priv->tx_size = ipoib_sendq_size;
 	priv->rx_ring = kvcalloc(priv->rx_size, sizeof(*priv->rx_ring),
 				 GFP_KERNEL);
 	priv->tx_ring = kvcalloc(priv->tx_size, sizeof(*priv->tx_ring),
@@ -445,8 +445,7 @@ static int alloc_rings(struct ipoib_dev *priv)
 		free_rings(priv);
 		return -ENOMEM;
 	}
-	priv->tx_head = 0;
-	priv->tx_tail = 0;
+	/* tx_head and tx_tail run on: AHs being reaped wait on them. */
 	return 0;
 }
 
@@ -592,4 +591,36 @@ int ipoib_ib_open(struct ipoib_dev *priv)
 void ipoib_ib_stop(struct ipoib_dev *priv)
 {
 	ipoib_ib_down(priv);
+}
+
+/*
+ * ethtool -G, rtnl held.  The data path goes down for the swap and comes
+ * back with a new QPN, which neighbours learn from the address change.
+ */
+int ipoib_resize_rings(struct ipoib_dev *priv, unsigned int rx,
+		       unsigned int tx, struct netlink_ext_ack *extack)
+{
+	bool open;
+	int ret;
+
+	mutex_lock(&priv->state_lock);
+	open = test_bit(IPOIB_OPEN, &priv->flags);
+	if (open) {
+		netif_tx_disable(priv->dev);
+		ipoib_mcast_stop(priv);
+		ipoib_paths_flush(priv);
+		ipoib_ib_stop(priv);
+	}
+	ret = ipoib_transport_resize(priv, rx, tx);
+	if (ret)
+		NL_SET_ERR_MSG(extack, "the HCA refused queues of that size");
+	else
+		ipoib_update_dev_addr(priv);
+	if (open && !ipoib_ib_open(priv) &&
+	    test_bit(IPOIB_QP_READY, &priv->flags)) {
+		ipoib_mcast_start(priv);
+		netif_wake_queue(priv->dev);
+	}
+	mutex_unlock(&priv->state_lock);
+	return ret;
 }

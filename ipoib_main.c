@@ -12,9 +12,6 @@ MODULE_DESCRIPTION("IP over InfiniBand (RFC 4391, 4392, 4755)");
 MODULE_LICENSE("GPL");
 MODULE_VERSION(DRV_VERSION);
 
-#define IPOIB_MIN_QUEUE		64
-#define IPOIB_MAX_QUEUE		8192
-
 unsigned int ipoib_sendq_size = 256;
 module_param_named(send_queue_size, ipoib_sendq_size, uint, 0444);
 MODULE_PARM_DESC(send_queue_size,
@@ -124,6 +121,7 @@ static struct net_device *add_port(struct ib_device *ca, u32 port)
 		free_netdev(dev);
 		return ERR_PTR(ret);
 	}
+	ipoib_sysfs_add(dev);
 	ib_register_event_handler(&priv->event_handler);
 	return dev;
 }

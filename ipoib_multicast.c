@@ -569,17 +569,13 @@ drop:
 /* Under rtnl: a new port GID means a new link address. */
 static void refresh_gid(struct ipoib_dev *priv)
 {
-	u8 addr[IPOIB_ALEN];
 	union ib_gid gid;
 
 	if (rdma_query_gid(priv->ca, priv->port, 0, &gid) ||
 	    !memcmp(&gid, &priv->local_gid, sizeof(gid)))
 		return;
 	priv->local_gid = gid;
-	ipoib_addr_make(addr, ipoib_addr_flags(priv->dev->dev_addr),
-			priv->qpn, gid.raw);
-	dev_addr_set(priv->dev, addr);
-	call_netdevice_notifiers(NETDEV_CHANGEADDR, priv->dev);
+	ipoib_update_dev_addr(priv);
 }
 
 /*

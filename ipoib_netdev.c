@@ -110,6 +110,7 @@ void ipoib_stats_fold(struct ipoib_dev *priv, struct rtnl_link_stats64 *s)
 		start = u64_stats_fetch_begin(&priv->rx_stats.sync);
 		s->rx_packets = priv->rx_stats.packets;
 		s->rx_bytes = priv->rx_stats.bytes;
+		s->multicast = priv->rx_stats.multicast;
 	} while (u64_stats_fetch_retry(&priv->rx_stats.sync, start));
 	do {
 		start = u64_stats_fetch_begin(&priv->tx_stats.sync);
@@ -227,8 +228,20 @@ static void set_dev_addr(struct ipoib_dev *priv)
 {
 	u8 addr[IPOIB_ALEN];
 
-	ipoib_addr_make(addr, 0, priv->qpn, priv->local_gid.raw);
+	ipoib_addr_make(addr, ipoib_addr_flags(priv->dev->dev_addr), priv->qpn,
+			priv->local_gid.raw);
 	dev_addr_set(priv->dev, addr);
+}
+
+/* rtnl held: the QPN or GID changed; tell ARP/ND and the neighbours. */
+void ipoib_update_dev_addr(struct ipoib_dev *priv)
+{
+	u8 old[IPOIB_ALEN];
+
+	memcpy(old, priv->dev->dev_addr, IPOIB_ALEN);
+	set_dev_addr(priv);
+	if (memcmp(old, priv->dev->dev_addr, IPOIB_ALEN))
+		call_netdevice_notifiers(NETDEV_CHANGEADDR, priv->dev);
 }
 
 static void set_features(struct ipoib_dev *priv)
@@ -261,6 +274,10 @@ static int ipoib_init(struct net_device *dev)
 	ret = ipoib_neigh_table_init(priv);
 	if (ret)
 		goto err_wq;
+	if (!priv->rx_size)
+		priv->rx_size = ipoib_recvq_size;
+	if (!priv->tx_size)
+		priv->tx_size = ipoib_sendq_size;
 	ret = ipoib_transport_init(priv);
 	if (ret)
 		goto err_neigh;

@@ -8,25 +8,12 @@
  * call when it is busy: unregistering a netdev holds rtnl while it waits
  * for the netdev's sysfs callbacks to finish, so blocking on rtnl here can
  * deadlock.
- *
- * NEEDS FROM CORE:
- *   - call ipoib_sysfs_add(dev) after every successful registration of one
- *     of our netdevs (add_port() and register_child()); rtnl may be held
- *     or not.  Its prototype belongs in ipoib.h (declared below until then).
- *   - ipoib_set_mode() and ipoib_set_umcast() are called with rtnl held,
- *     from here and from rtnl changelink, and must not drop it.
- *   - ipoib_child_add() and ipoib_child_del() are called WITHOUT rtnl and
- *     take it themselves (rtnl_trylock() or restart_syscall()).  They get
- *     the P_Key with the full-membership bit already set.
  */
 #include <linux/capability.h>
 #include <linux/kernel.h>
 #include <linux/rtnetlink.h>
 #include <linux/sysfs.h>
 #include "ipoib.h"
-
-/* Remove once ipoib.h declares it. */
-void ipoib_sysfs_add(struct net_device *dev);
 
 static struct ipoib_dev *to_ipoib(struct device *d)
 {

@@ -8,14 +8,17 @@
 
 static atomic_t next_vector = ATOMIC_INIT(0);
 
-int ipoib_transport_init(struct ipoib_dev *priv)
+/* The CQs and the UD QP, sized for rx and tx entries. */
+static int create_queues(struct ipoib_dev *priv, unsigned int rx,
+			 unsigned int tx, struct ib_cq **recv_cq,
+			 struct ib_cq **send_cq, struct ib_qp **qp)
 {
 	struct ib_device *ca = priv->ca;
 	struct ib_cq_init_attr cq_attr = {};
 	struct ib_qp_init_attr qp_attr = {
 		.cap = {
-			.max_send_wr = ipoib_sendq_size,
-			.max_recv_wr = ipoib_recvq_size,
+			.max_send_wr = tx,
+			.max_recv_wr = rx,
 			.max_send_sge = min_t(u32, ca->attrs.max_send_sge,
 					      MAX_SKB_FRAGS + 1),
 			.max_recv_sge = 1,
@@ -23,47 +26,63 @@ int ipoib_transport_init(struct ipoib_dev *priv)
 		.sq_sig_type = IB_SIGNAL_ALL_WR,
 		.qp_type = IB_QPT_UD,
 	};
-	int vector = atomic_inc_return(&next_vector);
-	int i, ret;
-
-	priv->pd = ib_alloc_pd(ca, 0);
-	if (IS_ERR(priv->pd)) {
-		ret = PTR_ERR(priv->pd);
-		netdev_warn(priv->dev, "allocating a PD failed: %d\n", ret);
-		return ret;
-	}
+	int ret;
 
 	/* Spread interfaces over the completion vectors. */
-	cq_attr.cqe = ipoib_recvq_size;
-	cq_attr.comp_vector = vector % ca->num_comp_vectors;
-	priv->recv_cq = ib_create_cq(ca, ipoib_rx_completion, NULL, priv,
-				     &cq_attr);
-	if (IS_ERR(priv->recv_cq)) {
-		ret = PTR_ERR(priv->recv_cq);
-		goto err_pd;
-	}
-	cq_attr.cqe = ipoib_sendq_size;
-	priv->send_cq = ib_create_cq(ca, ipoib_tx_completion, NULL, priv,
-				     &cq_attr);
-	if (IS_ERR(priv->send_cq)) {
-		ret = PTR_ERR(priv->send_cq);
+	cq_attr.cqe = rx;
+	cq_attr.comp_vector = atomic_inc_return(&next_vector) %
+			      ca->num_comp_vectors;
+	*recv_cq = ib_create_cq(ca, ipoib_rx_completion, NULL, priv, &cq_attr);
+	if (IS_ERR(*recv_cq))
+		return PTR_ERR(*recv_cq);
+	cq_attr.cqe = tx;
+	*send_cq = ib_create_cq(ca, ipoib_tx_completion, NULL, priv, &cq_attr);
+	if (IS_ERR(*send_cq)) {
+		ret = PTR_ERR(*send_cq);
 		goto err_recv_cq;
 	}
 
-	qp_attr.send_cq = priv->send_cq;
-	qp_attr.recv_cq = priv->recv_cq;
+	qp_attr.send_cq = *send_cq;
+	qp_attr.recv_cq = *recv_cq;
 	if (ca->attrs.kernel_cap_flags & IBK_UD_TSO)
 		qp_attr.create_flags |= IB_QP_CREATE_IPOIB_UD_LSO;
 	if (ca->attrs.kernel_cap_flags & IBK_BLOCK_MULTICAST_LOOPBACK)
 		qp_attr.create_flags |= IB_QP_CREATE_BLOCK_MULTICAST_LOOPBACK;
-	priv->qp = ib_create_qp(priv->pd, &qp_attr);
-	if (IS_ERR(priv->qp)) {
-		ret = PTR_ERR(priv->qp);
+	*qp = ib_create_qp(priv->pd, &qp_attr);
+	if (IS_ERR(*qp)) {
+		ret = PTR_ERR(*qp);
 		netdev_warn(priv->dev, "creating the UD QP failed: %d\n", ret);
 		goto err_send_cq;
 	}
-	priv->qpn = priv->qp->qp_num;
 	priv->max_send_sge = qp_attr.cap.max_send_sge;
+	return 0;
+
+err_send_cq:
+	ib_destroy_cq(*send_cq);
+err_recv_cq:
+	ib_destroy_cq(*recv_cq);
+	return ret;
+}
+
+int ipoib_transport_init(struct ipoib_dev *priv)
+{
+	int i, ret;
+
+	priv->pd = ib_alloc_pd(priv->ca, 0);
+	if (IS_ERR(priv->pd)) {
+		ret = PTR_ERR(priv->pd);
+		netdev_warn(priv->dev, "allocating a PD failed: %d\n", ret);
+		priv->pd = NULL;
+		return ret;
+	}
+	ret = create_queues(priv, priv->rx_size, priv->tx_size,
+			    &priv->recv_cq, &priv->send_cq, &priv->qp);
+	if (ret) {
+		ib_dealloc_pd(priv->pd);
+		priv->pd = NULL;
+		return ret;
+	}
+	priv->qpn = priv->qp->qp_num;
 
 	for (i = 0; i < ARRAY_SIZE(priv->tx_sge); i++)
 		priv->tx_sge[i].lkey = priv->pd->local_dma_lkey;
@@ -74,15 +93,33 @@ int ipoib_transport_init(struct ipoib_dev *priv)
 
 	netif_napi_add(priv->dev, &priv->napi, ipoib_poll);
 	return 0;
+}
 
-err_send_cq:
+/*
+ * New CQs and QP of other sizes, the data path being down; the old ones
+ * stay in use if the new cannot be made.  The QPN, and so the link
+ * address, changes.
+ */
+int ipoib_transport_resize(struct ipoib_dev *priv, unsigned int rx,
+			   unsigned int tx)
+{
+	struct ib_cq *recv_cq, *send_cq;
+	struct ib_qp *qp;
+	int ret;
+
+	ret = create_queues(priv, rx, tx, &recv_cq, &send_cq, &qp);
+	if (ret)
+		return ret;
+	ib_destroy_qp(priv->qp);
 	ib_destroy_cq(priv->send_cq);
-err_recv_cq:
 	ib_destroy_cq(priv->recv_cq);
-err_pd:
-	ib_dealloc_pd(priv->pd);
-	priv->pd = NULL;
-	return ret;
+	priv->qp = qp;
+	priv->send_cq = send_cq;
+	priv->recv_cq = recv_cq;
+	priv->qpn = qp->qp_num;
+	priv->rx_size = rx;
+	priv->tx_size = tx;
+	return 0;
 }
 
 void ipoib_transport_cleanup(struct ipoib_dev *priv)
