@@ -85,6 +85,15 @@ static netdev_tx_t ipoib_start_xmit(struct sk_buff *skb, struct net_device *dev)
 	}
 	rcu_read_unlock();
 
+	/* Only the slow paths make neighbours: check the address once, here. */
+	if (unlikely(!ipoib_addr_sendable(daddr, priv->pkey))) {
+		net_info_ratelimited("%s: dropping a packet to the malformed link address %*phN\n",
+				     dev->name, IPOIB_ALEN, daddr);
+		ipoib_count(priv, IPOIB_CNT_TX_DROP_BAD_ADDR);
+		atomic_long_inc(&priv->tx_dropped);
+		dev_kfree_skb_any(skb);
+		return NETDEV_TX_OK;
+	}
 	if (ipoib_addr_is_multicast(daddr))
 		ipoib_mcast_send(priv, skb, daddr);
 	else

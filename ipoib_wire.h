@@ -166,6 +166,22 @@ static inline int ipoib_mcast_addr_ok(const unsigned char *addr,
 	return ((ipoib_mgid_pkey(mgid) ^ pkey) & 0x7fff) == 0;
 }
 
+/*
+ * Can a packet go to this link address?  Unicast needs a real QPN (not 0,
+ * which is the SMI, nor the multicast QPN); multicast needs the multicast
+ * QPN and an IPoIB MGID of our partition.  Anything else came from a
+ * bogus ARP/ND reply or a hand-made neighbour entry.
+ */
+static inline int ipoib_addr_sendable(const unsigned char *addr,
+				      unsigned int pkey)
+{
+	unsigned int qpn = ipoib_addr_qpn(addr);
+
+	if (ipoib_addr_is_multicast(addr))
+		return qpn == IPOIB_MCAST_QPN && ipoib_mcast_addr_ok(addr, pkey);
+	return qpn != 0 && qpn != IPOIB_MCAST_QPN;
+}
+
 /* 0x0000 and 0x8000 are reserved P_Keys (IBA 10.9.1.1). */
 static inline int ipoib_pkey_valid(unsigned int pkey)
 {

@@ -154,6 +154,24 @@ static void test_mcast_addr_ok(void)
 	CHECK(!ipoib_mcast_addr_ok(addr, 0x8001), "unicast GID");
 }
 
+static void test_sendable(void)
+{
+	unsigned char addr[IPOIB_ALEN], gid[16];
+
+	gid_parse(gid, "fe80::2:c903:a:1b2c");
+	ipoib_addr_make(addr, IPOIB_FLAG_RC, 0x48, gid);
+	CHECK(ipoib_addr_sendable(addr, 0xffff), "ordinary unicast");
+	ipoib_addr_make(addr, 0, 0, gid);
+	CHECK(!ipoib_addr_sendable(addr, 0xffff), "QPN 0 is the SMI");
+	ipoib_addr_make(addr, 0, IPOIB_MCAST_QPN, gid);
+	CHECK(!ipoib_addr_sendable(addr, 0xffff), "unicast GID, multicast QPN");
+	ipoib_broadcast_addr(addr, 0xffff, IPOIB_SCOPE_LINK);
+	CHECK(ipoib_addr_sendable(addr, 0xffff), "broadcast");
+	CHECK(!ipoib_addr_sendable(addr, 0x8001), "another partition's group");
+	addr[3] = 0x42;
+	CHECK(!ipoib_addr_sendable(addr, 0xffff), "MGID with a unicast QPN");
+}
+
 static void test_pkeys(void)
 {
 	CHECK(!ipoib_pkey_valid(0x0000), "0x0000 is reserved");
@@ -210,6 +228,7 @@ int main(void)
 	test_mgid_v4();
 	test_mgid_v6();
 	test_mcast_addr_ok();
+	test_sendable();
 	test_pkeys();
 	test_mtu();
 	test_crossing();

@@ -1,0 +1,48 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Interop in datagram mode: ours (built as ipoib_alt) on sib0, Debian's
+# in-tree ib_ipoib on sib1, one host each.  IPv4 and IPv6 ping and iperf3
+# in both directions; both drivers count the bytes.
+#
+# timeout: 240
+set -eu
+# shellcheck source=SCRIPTDIR/../lib/common.sh
+. "$TESTS_LIB/common.sh"
+# shellcheck source=SCRIPTDIR/../lib/ib.sh
+. "$TESTS_LIB/ib.sh"
+
+fabric_up devices=2 ports=1
+alt_up
+intree_up
+ours=$(wait_iface ipoib_alt sib0 1)
+theirs=$(wait_iface ib_ipoib sib1 1)
+echo "ours: $ours on sib0, in-tree: $theirs on sib1"
+ib_host h1 "$ours" 10.6.0.1/24 fd06::1/64
+ib_host h2 "$theirs" 10.6.0.2/24 fd06::2/64
+wait_carrier h1 "$ours"
+wait_carrier h2 "$theirs"
+
+step "ping both ways, IPv4 and IPv6, up to the full MTU"
+assert on h1 ping -c 3 -i 0.2 -W 2 10.6.0.2
+assert on h2 ping -c 3 -i 0.2 -W 2 10.6.0.1
+assert on h1 ping -6 -c 3 -i 0.2 -W 2 fd06::2
+assert on h2 ping -6 -c 3 -i 0.2 -W 2 fd06::1
+assert on h1 ping -c 2 -W 2 -s 2016 -M "do" 10.6.0.2
+assert on h2 ping -c 2 -W 2 -s 2016 -M "do" 10.6.0.1
+
+step "iperf3, ours -> in-tree and in-tree -> ours"
+o0=$(netdev_stat "$ours" tx_bytes h1)
+t0=$(netdev_stat "$theirs" tx_bytes h2)
+fwd=$(iperf_bytes h2 10.6.0.2 h1 -t 3)
+back=$(iperf_bytes h1 10.6.0.1 h2 -t 3)
+back6=$(iperf_bytes h1 fd06::1 h2 -t 2)
+fwd6=$(iperf_bytes h2 fd06::2 h1 -t 2)
+assert_ge "$fwd" 1000000 "bytes ours -> in-tree"
+assert_ge "$back" 1000000 "bytes in-tree -> ours"
+assert_ge "$fwd6" 500000 "IPv6 bytes ours -> in-tree"
+assert_ge "$back6" 500000 "IPv6 bytes in-tree -> ours"
+echo "ours sent $(( $(netdev_stat "$ours" tx_bytes h1) - o0 )) bytes, in-tree sent $(( $(netdev_stat "$theirs" tx_bytes h2) - t0 ))"
+assert_ge "$(( $(netdev_stat "$ours" tx_bytes h1) - o0 ))" "$((fwd + fwd6))" "our tx_bytes"
+assert_ge "$(( $(netdev_stat "$theirs" tx_bytes h2) - t0 ))" "$((back + back6))" "in-tree tx_bytes"
+pass

@@ -1,0 +1,61 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Our ib_ipoib in datagram mode between two hosts: IPv4 and IPv6 ping,
+# iperf3 TCP and UDP both ways; the bytes show up in the interface's
+# counters and crossed the software fabric.
+#
+# timeout: 240
+set -eu
+# shellcheck source=SCRIPTDIR/../lib/common.sh
+. "$TESTS_LIB/common.sh"
+# shellcheck source=SCRIPTDIR/../lib/ib.sh
+. "$TESTS_LIB/ib.sh"
+
+fabric_up devices=2 ports=1
+ours_up
+a=$(wait_iface ib_ipoib sib0 1)
+b=$(wait_iface ib_ipoib sib1 1)
+ib_host h1 "$a" 10.1.0.1/24 fd01::1/64
+ib_host h2 "$b" 10.1.0.2/24 fd01::2/64
+wait_carrier h1 "$a"
+wait_carrier h2 "$b"
+
+step "the interface as users see it"
+on h1 ip -d link show "$a"
+assert_eq "$(ip netns exec h1 cat "/sys/class/net/$a/type")" 32 "ARPHRD_INFINIBAND"
+assert_eq "$(ip netns exec h1 cat "/sys/class/net/$a/addr_len")" 20 "address length"
+assert_eq "$(ip netns exec h1 cat "/sys/class/net/$a/mtu")" 2044 "datagram MTU on a 2048 fabric"
+assert_eq "$(ip netns exec h1 cat "/sys/class/net/$a/broadcast")" \
+	00:ff:ff:ff:ff:12:40:1b:ff:ff:00:00:00:00:00:00:ff:ff:ff:ff "broadcast address"
+
+step "ping, IPv4 and IPv6, small and full-size"
+assert on h1 ping -c 3 -i 0.2 -W 2 10.1.0.2
+assert on h2 ping -c 3 -i 0.2 -W 2 10.1.0.1
+assert on h1 ping -c 3 -i 0.2 -W 2 -s 2016 -M "do" 10.1.0.2
+assert on h1 ping -6 -c 3 -i 0.2 -W 2 fd01::2
+assert on h2 ping -6 -c 3 -i 0.2 -W 2 -s 1996 -M "do" fd01::1
+if on h1 ping -c 1 -W 1 -s 2017 -M "do" 10.1.0.2 2>/dev/null; then
+	fail "a 2045-byte packet went out of a 2044-byte MTU"
+fi
+
+step "iperf3 TCP both ways, UDP"
+rx0=$(netdev_stat "$b" rx_bytes h2)
+fab0=$(sib_counter sib1 1 rx_bytes)
+tcp=$(iperf_bytes h2 10.1.0.2 h1 -t 3)
+assert_ge "$tcp" 1000000 "TCP bytes h1 -> h2"
+tcp6=$(iperf_bytes h1 fd01::1 h2 -t 3)
+assert_ge "$tcp6" 1000000 "TCP over IPv6 bytes h2 -> h1"
+udp=$(iperf_bytes h2 10.1.0.2 h1 -u -b 20M -l 1400 -t 3)
+assert_ge "$udp" 1000000 "UDP bytes h1 -> h2"
+
+step "counters: the interface and the fabric saw it"
+rx=$(( $(netdev_stat "$b" rx_bytes h2) - rx0 ))
+fab=$(( $(sib_counter sib1 1 rx_bytes) - fab0 ))
+echo "h2 rx_bytes +$rx, sib1 port 1 rx_bytes +$fab"
+assert_ge "$rx" "$((tcp + udp))" "h2 received at least what iperf3 counted"
+assert_ge "$fab" "$rx" "the fabric carried at least what h2 received"
+on h1 ethtool -S "$a" | grep -E 'tx_lso|tx_csum|path_queries|mcast_joins|tx_drop'
+assert_eq "$(ip netns exec h1 ethtool -S "$a" | awk '$1 == "tx_errors_wc:" { print $2 }')" 0 "send completion errors"
+assert_ge "$(ip netns exec h1 ethtool -S "$a" | awk '$1 == "path_queries:" { print $2 }')" 1 "SA path lookups"
+pass

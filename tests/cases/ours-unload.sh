@@ -1,0 +1,51 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Unloading our driver while iperf3 runs across it, with a child too: the
+# module goes, the kernel stays quiet, and a reload brings working
+# interfaces back.
+#
+# timeout: 240
+set -eu
+# shellcheck source=SCRIPTDIR/../lib/common.sh
+. "$TESTS_LIB/common.sh"
+# shellcheck source=SCRIPTDIR/../lib/ib.sh
+. "$TESTS_LIB/ib.sh"
+
+fabric_up devices=2 ports=1 pkeys=0xffff,0x8001
+ours_up
+
+hosts_up() {
+	a=$(wait_iface ib_ipoib sib0 1)
+	b=$(wait_iface ib_ipoib sib1 1)
+	ib_host h1 "$a" 10.5.0.1/24
+	ib_host h2 "$b" 10.5.0.2/24
+	wait_carrier h1 "$a"
+	wait_carrier h2 "$b"
+	assert on h1 ping -c 2 -i 0.2 -W 2 10.5.0.2
+}
+
+for round in 1 2; do
+	step "round $round: traffic, then rmmod under it"
+	hosts_up
+	ip -n h1 link add link "$a" name "$a.8001" type ipoib pkey 0x8001
+	ip netns exec h2 iperf3 -s -D
+	sleep 0.5
+	ip netns exec h1 iperf3 -c 10.5.0.2 -t 30 >/tmp/iperf.log 2>&1 &
+	client=$!
+	wait_for 10 bash -c "[ \$(ip netns exec h1 cat /sys/class/net/$a/statistics/tx_bytes) -ge 2000000 ]" ||
+		fail "iperf3 did not get going"
+	rmmod ib_ipoib || fail "rmmod failed under traffic"
+	wait "$client" || true
+	tail -n 3 /tmp/iperf.log
+	ip netns exec h2 pkill iperf3 || true
+	if { ip -o link; ip -n h1 -o link; ip -n h2 -o link; } | grep -q link/infiniband; then
+		fail "interfaces left after rmmod"
+	fi
+	ip netns del h1
+	ip netns del h2
+	step "round $round: reload"
+	ours_up
+done
+hosts_up
+pass
