@@ -36,6 +36,8 @@ for round in 1 2; do
 	wait_for 10 bash -c "[ \$(ip netns exec h1 cat /sys/class/net/$a/statistics/tx_bytes) -ge 2000000 ]" ||
 		fail "iperf3 did not get going"
 	rmmod ib_ipoib || fail "rmmod failed under traffic"
+	# Its connection is gone for good: iperf3 would wait on it forever.
+	kill "$client" 2>/dev/null || true
 	wait "$client" || true
 	tail -n 3 /tmp/iperf.log
 	ip netns exec h2 pkill iperf3 || true
