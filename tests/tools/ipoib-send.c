@@ -50,10 +50,12 @@ int main(int argc, char **argv)
 {
 	static unsigned char payload[65536];
 	struct sockaddr_ll_big to;
-	unsigned int ethertype;
+	unsigned long ethertype;
+	char *end;
 	int fd, alen, plen;
 
-	if (argc != 5 || sscanf(argv[3], "%x", &ethertype) != 1) {
+	ethertype = argc == 5 ? strtoul(argv[3], &end, 16) : 0;
+	if (argc != 5 || *end || !*argv[3] || ethertype > 0xffff) {
 		fprintf(stderr, "usage: %s IFACE DEST ETHERTYPE PAYLOAD\n",
 			argv[0]);
 		return 2;
