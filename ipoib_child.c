@@ -77,6 +77,8 @@ int ipoib_child_add(struct ipoib_dev *parent, u16 pkey, const char *name,
 	if (!dev)
 		goto out;
 	ipoib_priv(dev)->sysfs_child = true;
+	/* Made where the parent lives, as a user in that namespace expects. */
+	dev_net_set(dev, dev_net(parent->dev));
 	ret = register_child(parent, dev);
 	if (ret) {
 		netdev_warn(parent->dev, "registering child %s failed: %d\n",
