@@ -20,7 +20,7 @@ KO_DIR ?= $(BUILD)/ko
 # Each module is built in a directory of its own under $(BUILD), made of
 # symlinks to the sources, so that one tree yields several variants: our
 # driver as ib_ipoib, and as ipoib_alt to run beside the in-tree one.
-TEST_MODULES := sib
+TEST_MODULES := sib cmprobe
 ALT_NAME := ipoib_alt
 VARIANTS ?= ipoib $(ALT_NAME) $(TEST_MODULES)
 
@@ -43,6 +43,9 @@ endef
 
 mod-sib:
 	$(call build_module,sib,$(top)/tests/sib,)
+
+mod-cmprobe:
+	$(call build_module,cmprobe,$(top)/tests/cmprobe,)
 
 mod-ipoib:
 	$(call build_module,ipoib,$(top),)

@@ -1,0 +1,131 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Bad CM REQs against an IPoIB connected-mode listener, sent by the cmprobe
+# test module from sib0 port 1 (its own QP, no interface of its own):
+#
+#   cmprobe (sib0 port 1) --REQ--> h2: ib (sib1 port 1), connected mode
+#   h1: ib (sib0 port 1) <--ping--> h2
+#
+# First Debian's ib_ipoib: a good REQ to 0x1000000000000000 | UD QPN gets a
+# REP carrying its UD QPN; other service IDs get REJ 8 (invalid service
+# ID).  Then ours: malformed private data gets a REJ carrying our UD QPN,
+# a wrong service ID REJ 8, a good REQ a REP on both service ID forms; and
+# the interfaces still ping afterwards.
+#
+# timeout: 120
+set -eu
+# shellcheck source=SCRIPTDIR/../lib/common.sh
+. "$TESTS_LIB/common.sh"
+# shellcheck source=SCRIPTDIR/../lib/ib.sh
+. "$TESTS_LIB/ib.sh"
+
+PROBE=/sys/kernel/debug/cmprobe/probe
+LINUX_SID=0x1000000000000000
+RFC_SID=0x0100000000000000
+
+# probe ARGS...: one REQ; the outcome goes to the log and to $out.
+probe() {
+	local line
+	echo "probe: $*"
+	echo "$*" >"$PROBE"
+	out=$(cat "$PROBE")
+	while IFS= read -r line; do echo "   | $line"; done <<<"$out"
+}
+
+# field KEY: a value of the last probe's outcome.
+field() { awk -v k="$1" '$1 == k { print $2 }' <<<"$out"; }
+
+# ud_qpn NS IFACE: the UD QPN in an interface's link address (octets 2-4).
+ud_qpn() {
+	ip netns exec "$1" cat "/sys/class/net/$2/address" | cut -d: -f2-4 | tr -d :
+}
+
+# hosts DRIVER NET: both interfaces of DRIVER in connected mode, as h1 and
+# h2 on 10.NET.0.0/24; sets a, b, qpn (b's UD QPN, hex) and dgid.  Fails
+# (status 1) when the driver cannot switch to connected mode.
+hosts() {
+	local ifc
+	a=$(wait_iface "$1" sib0 1) || fail "no $1 interface on sib0"
+	b=$(wait_iface "$1" sib1 1) || fail "no $1 interface on sib1"
+	for ifc in "$a" "$b"; do
+		echo connected >"/sys/class/net/$ifc/mode" || return 1
+	done
+	ib_host h1 "$a" "10.$2.0.1/24"
+	ib_host h2 "$b" "10.$2.0.2/24"
+	wait_carrier h1 "$a"
+	wait_carrier h2 "$b"
+	qpn=$(ud_qpn h2 "$b")
+	dgid=$(cat /sys/class/infiniband/sib1/ports/1/gids/0)
+	echo "target: $b in h2, UD QPN 0x$qpn, GID $dgid"
+}
+
+fabric_up devices=2 ports=1
+modprobe cmprobe
+
+step "bad requests to the probe itself"
+assert_eq "$(cat "$PROBE")" "outcome none" "before any probe"
+! echo "dgid=fe80::1 qpn=0x48 pdata=bogus" >"$PROBE" 2>/dev/null ||
+	fail "pdata=bogus was accepted"
+! echo "qpn=0x48" >"$PROBE" 2>/dev/null || fail "a probe without dgid was accepted"
+dmesg | grep 'cmprobe: ' | tail -2
+
+step "Debian's ib_ipoib in connected mode"
+intree_up
+hosts ib_ipoib 3 || fail "Debian's ib_ipoib did not switch to connected mode"
+to="dev=sib0 port=1 dgid=$dgid"
+
+probe "$to sid=$(printf '0x%x' $((LINUX_SID | 0x$qpn))) pdata=good"
+assert_eq "$(field outcome)" rep "good REQ to the in-tree service ID"
+# Its REP's private data: its UD QPN, and its receive MTU (65524).
+assert_eq "$(field pdata)" "00${qpn}0000fff4" "in-tree REP private data"
+assert_eq "$(field teardown)" drep "in-tree answer to our DREQ"
+
+probe "$to sid=$(printf '0x%x' $((LINUX_SID | 0xfffffe))) pdata=good"
+assert_eq "$(field outcome)" rej "REQ to a service ID nobody listens on"
+assert_eq "$(field reason)" 8 "REJ reason"
+
+probe "$to sid=$(printf '0x%x' $((RFC_SID | 0x$qpn))) pdata=good"
+assert_eq "$(field outcome)" rej "REQ to the RFC 4755 service ID (in-tree listens on its own form only)"
+assert_eq "$(field reason)" 8 "REJ reason"
+
+# The in-tree driver does not look at a REQ's private data: what it does
+# with malformed data is logged, not asserted.
+for kind in short zero-qpn none; do
+	probe "$to qpn=0x$qpn pdata=$kind"
+done
+
+step "Debian's ib_ipoib still carries traffic"
+assert on h1 ping -c 2 -W 3 10.3.0.2
+rmmod ib_ipoib
+ip netns del h1
+ip netns del h2
+
+step "our ib_ipoib in connected mode"
+ours_up
+hosts ib_ipoib 4 || skip "our ib_ipoib has no connected mode yet (the in-tree part passed)"
+to="dev=sib0 port=1 dgid=$dgid qpn=0x$qpn"
+
+for kind in short zero-qpn none; do
+	probe "$to pdata=$kind"
+	assert_eq "$(field outcome)" rej "REQ with private data '$kind'"
+	echo "our driver's REJ reason for '$kind': $(field reason)"
+	# RFC 4755 section 6: a REJ carries the sender's UD QPN too.
+	assert_eq "$(field pdata | cut -c1-8)" "00$qpn" "UD QPN in our REJ"
+done
+
+probe "dev=sib0 port=1 dgid=$dgid sid=$(printf '0x%x' $((LINUX_SID | 0xfffffe)))"
+assert_eq "$(field outcome)" rej "REQ to a service ID nobody listens on"
+assert_eq "$(field reason)" 8 "REJ reason"
+
+for sid in $((LINUX_SID | 0x$qpn)) $((RFC_SID | 0x$qpn)); do
+	probe "dev=sib0 port=1 dgid=$dgid sid=$(printf '0x%x' "$sid") pdata=good"
+	assert_eq "$(field outcome)" rep "good REQ to $(printf '0x%x' "$sid")"
+	assert_eq "$(field pdata | cut -c1-8)" "00$qpn" "UD QPN in our REP"
+	assert_eq "$(field teardown)" drep "our answer to the DREQ"
+done
+
+step "our interfaces still carry traffic"
+assert on h1 ping -c 2 -W 3 10.4.0.2
+assert on h1 ping -c 2 -W 3 -s 60000 10.4.0.2
+pass

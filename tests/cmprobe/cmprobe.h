@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * cmprobe: a test module that sends one CM REQ at a time, well formed or
+ * not, to an IPoIB connected-mode listener and records what came back.
+ */
+#ifndef CMPROBE_H
+#define CMPROBE_H
+
+#include <rdma/ib_cm.h>
+#include <rdma/ib_sa.h>
+
+/*
+ * What the REQ carries.  A REQ's private data field is always 92 bytes on
+ * the wire, zero padded, so "short" reaches the peer as a zero MTU.
+ */
+enum cmprobe_pdata {
+	CMPROBE_PDATA_GOOD,	/* {reserved:8, UD QPN:24}{receive MTU:32} */
+	CMPROBE_PDATA_SHORT,	/* the QPN word only */
+	CMPROBE_PDATA_ZERO_QPN,	/* a receive MTU, QPN zero */
+	CMPROBE_PDATA_NONE,	/* nothing at all */
+	CMPROBE_PDATA_KINDS
+};
+
+enum cmprobe_outcome {
+	CMPROBE_NONE,		/* no probe ran yet */
+	CMPROBE_REP,
+	CMPROBE_REJ,
+	CMPROBE_TIMEOUT,	/* the CM gave up resending the REQ */
+	CMPROBE_ERROR,		/* a local step failed: see stage and err */
+};
+
+struct cmprobe_req {
+	char dev[IB_DEVICE_NAME_MAX];
+	u32 port;
+	union ib_gid dgid;
+	u64 sid;
+	enum ib_qp_type qp_type;
+	enum cmprobe_pdata pdata;
+	u32 lqpn;		/* the UD QPN we claim; 0: our own QP's number */
+	u32 mtu;		/* the receive MTU we claim */
+};
+
+/* The larger of the REP and REJ private data fields. */
+#define CMPROBE_PDATA_MAX	IB_CM_REP_PRIVATE_DATA_SIZE
+
+struct cmprobe_result {
+	enum cmprobe_outcome outcome;
+	const char *stage;	/* the step that failed (CMPROBE_ERROR) */
+	int err;
+	u32 lqpn;		/* the QPN our private data named */
+	int reason;		/* REJ */
+	u32 remote_qpn;		/* REP */
+	u8 pdata[CMPROBE_PDATA_MAX];
+	unsigned int pdata_len;
+	u8 ari[IB_CM_REJ_ARI_LENGTH];
+	unsigned int ari_len;
+	const char *teardown;	/* after a REP: how the connection ended */
+};
+
+extern struct ib_sa_client cmprobe_sa_client;
+
+int cmprobe_run(const struct cmprobe_req *req, struct cmprobe_result *res);
+
+#endif /* CMPROBE_H */

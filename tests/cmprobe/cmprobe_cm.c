@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One probe: resolve a path through the SA, make an RC (or UC) QP, send a
+ * REQ and wait for REP, REJ or the CM's timeout.  A REP is followed through
+ * as an initiator would (QP to RTS, RTU), then the connection is ended with
+ * DREQ, so the peer sees a whole, clean connection.  Everything the probe
+ * made is freed before it returns.
+ */
+#include <linux/bits.h>
+#include <linux/jiffies.h>
+#include <linux/random.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <rdma/ib_cache.h>
+#include <rdma/ib_verbs.h>
+#include "cmprobe.h"
+
+#define CMPROBE_SA_TIMEOUT_MS	2000
+/* The CM resends the REQ; these bound the whole exchange to a few seconds. */
+#define CMPROBE_CM_TIMEOUT	18	/* 4.096 us * 2^18: about 1 s */
+#define CMPROBE_CM_RETRIES	2
+#define CMPROBE_ANSWER_WAIT	(30 * HZ)
+#define CMPROBE_DREP_WAIT	(10 * HZ)
+
+#define EV(e)		BIT(IB_CM_##e)
+#define EV_ANSWER	(EV(REP_RECEIVED) | EV(REJ_RECEIVED) | EV(REQ_ERROR))
+#define EV_GONE		(EV(DREP_RECEIVED) | EV(DREQ_ERROR) | EV(DREQ_RECEIVED) | \
+			 EV(REJ_RECEIVED) | EV(TIMEWAIT_EXIT))
+
+struct cmprobe_ctx {
+	spinlock_t lock;	/* events */
+	unsigned long events;	/* BIT(ib_cm_event_type) of those seen */
+	wait_queue_head_t wait;
+	struct cmprobe_result *res;
+};
+
+struct cmprobe_path {
+	struct completion done;
+	int status;
+	struct sa_path_rec rec;
+};
+
+static void cmprobe_path_done(int status, struct sa_path_rec *resp,
+			      int num_paths, void *context)
+{
+	struct cmprobe_path *path = context;
+
+	path->status = status;
+	if (!status && (!resp || num_paths < 1))
+		path->status = -ENODATA;
+	if (!path->status)
+		path->rec = resp[0];
+	complete(&path->done);
+}
+
+static int cmprobe_resolve(struct ib_device *dev, u32 port,
+			   const union ib_gid *dgid, struct sa_path_rec *out)
+{
+	struct cmprobe_path path = {};
+	struct ib_sa_query *query;
+	int id, ret;
+
+	init_completion(&path.done);
+	path.rec.rec_type = SA_PATH_REC_TYPE_IB;
+	path.rec.dgid = *dgid;
+	ret = rdma_query_gid(dev, port, 0, &path.rec.sgid);
+	if (ret)
+		return ret;
+	path.rec.numb_path = 1;
+	path.rec.pkey = cpu_to_be16(0xffff);
+
+	id = ib_sa_path_rec_get(&cmprobe_sa_client, dev, port, &path.rec,
+				IB_SA_PATH_REC_DGID | IB_SA_PATH_REC_SGID |
+				IB_SA_PATH_REC_NUMB_PATH | IB_SA_PATH_REC_PKEY,
+				CMPROBE_SA_TIMEOUT_MS, GFP_KERNEL,
+				cmprobe_path_done, &path, &query);
+	if (id < 0)
+		return id;
+	/* The SA answers or times out by itself; this is a second guard. */
+	if (!wait_for_completion_timeout(&path.done,
+					 msecs_to_jiffies(2 * CMPROBE_SA_TIMEOUT_MS))) {
+		ib_sa_cancel_query(id, query);
+		wait_for_completion(&path.done);
+	}
+	if (!path.status)
+		*out = path.rec;
+	return path.status;
+}
+
+/* Keep the first answer's private data; later events must not overwrite it. */
+static void cmprobe_keep(struct cmprobe_result *res, const void *data,
+			 unsigned int len)
+{
+	if (!data)
+		return;
+	res->pdata_len = min_t(unsigned int, len, sizeof(res->pdata));
+	memcpy(res->pdata, data, res->pdata_len);
+}
+
+static int cmprobe_handler(struct ib_cm_id *id, const struct ib_cm_event *ev)
+{
+	struct cmprobe_ctx *ctx = id->context;
+	struct cmprobe_result *res = ctx->res;
+	bool first;
+
+	/* The CM calls one id's handler for one event at a time. */
+	spin_lock(&ctx->lock);
+	first = !(ctx->events & EV_ANSWER);
+	spin_unlock(&ctx->lock);
+
+	switch (ev->event) {
+	case IB_CM_REP_RECEIVED:
+		if (!first)
+			break;
+		res->remote_qpn = ev->param.rep_rcvd.remote_qpn;
+		cmprobe_keep(res, ev->private_data, IB_CM_REP_PRIVATE_DATA_SIZE);
+		break;
+	case IB_CM_REJ_RECEIVED:
+		if (!first)
+			break;
+		res->reason = ev->param.rej_rcvd.reason;
+		res->ari_len = min_t(unsigned int, ev->param.rej_rcvd.ari_length,
+				     sizeof(res->ari));
+		if (ev->param.rej_rcvd.ari)
+			memcpy(res->ari, ev->param.rej_rcvd.ari, res->ari_len);
+		else
+			res->ari_len = 0;
+		cmprobe_keep(res, ev->private_data, IB_CM_REJ_PRIVATE_DATA_SIZE);
+		break;
+	case IB_CM_DREQ_RECEIVED:
+		/* The peer ends the connection first: answer, as a peer must. */
+		ib_send_cm_drep(id, NULL, 0);
+		break;
+	default:
+		break;
+	}
+
+	spin_lock(&ctx->lock);
+	ctx->events |= BIT(ev->event);
+	spin_unlock(&ctx->lock);
+	wake_up(&ctx->wait);
+	return 0;
+}
+
+static unsigned long cmprobe_seen(struct cmprobe_ctx *ctx, unsigned long mask)
+{
+	unsigned long seen;
+
+	spin_lock(&ctx->lock);
+	seen = ctx->events & mask;
+	spin_unlock(&ctx->lock);
+	return seen;
+}
+
+static int cmprobe_qp_init(struct ib_qp *qp, u32 port, u16 pkey_index)
+{
+	struct ib_qp_attr attr = {
+		.qp_state = IB_QPS_INIT,
+		.pkey_index = pkey_index,
+		.port_num = port,
+		.qp_access_flags = IB_ACCESS_LOCAL_WRITE,
+	};
+
+	return ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_PKEY_INDEX |
+			    IB_QP_PORT | IB_QP_ACCESS_FLAGS);
+}
+
+/* Move the QP as the CM's view of the connection says. */
+static int cmprobe_qp_to(struct ib_cm_id *id, struct ib_qp *qp,
+			 enum ib_qp_state state)
+{
+	struct ib_qp_attr attr = { .qp_state = state };
+	int mask, ret;
+
+	ret = ib_cm_init_qp_attr(id, &attr, &mask);
+	return ret ? ret : ib_modify_qp(qp, &attr, mask);
+}
+
+static u8 cmprobe_pdata(const struct cmprobe_req *req, u32 lqpn, __be32 *w)
+{
+	switch (req->pdata) {
+	case CMPROBE_PDATA_GOOD:
+		w[0] = cpu_to_be32(lqpn);
+		w[1] = cpu_to_be32(req->mtu);
+		return 8;
+	case CMPROBE_PDATA_SHORT:
+		w[0] = cpu_to_be32(lqpn);
+		return 4;
+	case CMPROBE_PDATA_ZERO_QPN:
+		w[0] = 0;
+		w[1] = cpu_to_be32(req->mtu);
+		return 8;
+	default:
+		return 0;
+	}
+}
+
+/* After a REP: complete the connection as an initiator, then end it. */
+static void cmprobe_connect_and_end(struct cmprobe_ctx *ctx,
+				    struct ib_cm_id *id, struct ib_qp *qp)
+{
+	struct cmprobe_result *res = ctx->res;
+	unsigned long seen;
+	int ret;
+
+	ret = cmprobe_qp_to(id, qp, IB_QPS_RTR);
+	if (!ret)
+		ret = cmprobe_qp_to(id, qp, IB_QPS_RTS);
+	if (ret) {
+		res->stage = "qp-rts";
+		res->err = ret;
+		res->teardown = "rej-sent";
+		ib_send_cm_rej(id, IB_CM_REJ_CONSUMER_DEFINED, NULL, 0, NULL, 0);
+		return;
+	}
+	ret = ib_send_cm_rtu(id, NULL, 0);
+	if (ret) {
+		res->stage = "rtu";
+		res->err = ret;
+	}
+	/* Fails when the peer has already sent its DREQ. */
+	ret = ib_send_cm_dreq(id, NULL, 0);
+	if (ret && !cmprobe_seen(ctx, EV(DREQ_RECEIVED))) {
+		res->stage = "dreq";
+		res->err = ret;
+		res->teardown = "none";
+		return;
+	}
+	wait_event_timeout(ctx->wait, cmprobe_seen(ctx, EV_GONE),
+			   CMPROBE_DREP_WAIT);
+	seen = cmprobe_seen(ctx, EV_GONE);
+	if (seen & EV(DREQ_RECEIVED))
+		res->teardown = "peer-dreq";
+	else if (seen & EV(DREP_RECEIVED))
+		res->teardown = "drep";
+	else if (seen & EV(DREQ_ERROR))
+		res->teardown = "dreq-timeout";
+	else if (seen & EV(REJ_RECEIVED))
+		res->teardown = "rej";
+	else
+		res->teardown = "none";
+}
+
+static void cmprobe_exchange(struct cmprobe_ctx *ctx, struct ib_cm_id *id,
+			     struct ib_qp *qp, const struct cmprobe_req *req,
+			     struct sa_path_rec *path)
+{
+	struct cmprobe_result *res = ctx->res;
+	struct ib_cm_req_param param = {};
+	unsigned long seen;
+	__be32 pdata[2];
+	int ret;
+
+	res->lqpn = req->lqpn ? req->lqpn : qp->qp_num;
+	param.primary_path = path;
+	param.service_id = cpu_to_be64(req->sid);
+	param.qp_num = qp->qp_num;
+	param.qp_type = req->qp_type;
+	param.starting_psn = get_random_u32() & 0xffffff;
+	param.private_data_len = cmprobe_pdata(req, res->lqpn, pdata);
+	param.private_data = param.private_data_len ? pdata : NULL;
+	param.responder_resources = req->qp_type == IB_QPT_RC ? 1 : 0;
+	param.initiator_depth = param.responder_resources;
+	param.remote_cm_response_timeout = CMPROBE_CM_TIMEOUT;
+	param.local_cm_response_timeout = CMPROBE_CM_TIMEOUT;
+	param.max_cm_retries = CMPROBE_CM_RETRIES;
+
+	ret = ib_send_cm_req(id, &param);
+	if (ret) {
+		res->outcome = CMPROBE_ERROR;
+		res->stage = "req";
+		res->err = ret;
+		return;
+	}
+	wait_event_timeout(ctx->wait, cmprobe_seen(ctx, EV_ANSWER),
+			   CMPROBE_ANSWER_WAIT);
+	seen = cmprobe_seen(ctx, EV_ANSWER);
+	if (seen & EV(REP_RECEIVED)) {
+		res->outcome = CMPROBE_REP;
+		cmprobe_connect_and_end(ctx, id, qp);
+	} else if (seen & EV(REJ_RECEIVED)) {
+		res->outcome = CMPROBE_REJ;
+	} else {
+		/* REQ_ERROR, or (never expected) nothing at all. */
+		res->outcome = CMPROBE_TIMEOUT;
+		res->stage = seen ? "cm" : "local";
+	}
+}
+
+/* Verbs objects for one probe; the QP waits in INIT for the answer. */
+struct cmprobe_qp {
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+	struct ib_qp *qp;
+};
+
+static void cmprobe_qp_free(struct cmprobe_qp *q)
+{
+	if (!IS_ERR_OR_NULL(q->qp))
+		ib_destroy_qp(q->qp);
+	if (!IS_ERR_OR_NULL(q->cq))
+		ib_free_cq(q->cq);
+	if (!IS_ERR_OR_NULL(q->pd))
+		ib_dealloc_pd(q->pd);
+}
+
+static const char *cmprobe_qp_make(struct cmprobe_qp *q, struct ib_device *dev,
+				   const struct cmprobe_req *req,
+				   const struct sa_path_rec *path, int *err)
+{
+	struct ib_qp_init_attr init = {
+		.qp_type = req->qp_type,
+		.sq_sig_type = IB_SIGNAL_ALL_WR,
+		.cap = { .max_send_wr = 1, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	u16 pkey_index;
+
+	q->pd = ib_alloc_pd(dev, 0);
+	if (IS_ERR(q->pd)) {
+		*err = PTR_ERR(q->pd);
+		return "pd";
+	}
+	/* Nothing is ever posted; the CQ is there because a QP needs one. */
+	q->cq = ib_alloc_cq(dev, NULL, 2, 0, IB_POLL_SOFTIRQ);
+	if (IS_ERR(q->cq)) {
+		*err = PTR_ERR(q->cq);
+		return "cq";
+	}
+	init.send_cq = q->cq;
+	init.recv_cq = q->cq;
+	q->qp = ib_create_qp(q->pd, &init);
+	if (IS_ERR(q->qp)) {
+		*err = PTR_ERR(q->qp);
+		return "qp";
+	}
+	*err = ib_find_pkey(dev, req->port, be16_to_cpu(path->pkey), &pkey_index);
+	if (*err)
+		return "pkey";
+	*err = cmprobe_qp_init(q->qp, req->port, pkey_index);
+	return *err ? "qp-init" : NULL;
+}
+
+int cmprobe_run(const struct cmprobe_req *req, struct cmprobe_result *res)
+{
+	struct cmprobe_ctx ctx = { .res = res };
+	struct cmprobe_qp q = {};
+	struct sa_path_rec path;
+	struct ib_device *dev;
+	struct ib_cm_id *id;
+	int err = 0;
+
+	memset(res, 0, sizeof(*res));
+	/* A reference holds off the device's unregistration until we are done. */
+	dev = ib_device_get_by_name(req->dev, RDMA_DRIVER_UNKNOWN);
+	if (!dev) {
+		pr_info("no IB device %s\n", req->dev);
+		return -ENODEV;
+	}
+	if (!rdma_is_port_valid(dev, req->port) || !rdma_cap_ib_cm(dev, req->port)) {
+		pr_info("%s has no IB CM port %u\n", req->dev, req->port);
+		ib_device_put(dev);
+		return -EINVAL;
+	}
+
+	res->outcome = CMPROBE_ERROR;
+	err = cmprobe_resolve(dev, req->port, &req->dgid, &path);
+	if (err) {
+		res->stage = "path";
+		goto out;
+	}
+	res->stage = cmprobe_qp_make(&q, dev, req, &path, &err);
+	if (res->stage)
+		goto out;
+
+	spin_lock_init(&ctx.lock);
+	init_waitqueue_head(&ctx.wait);
+	id = ib_create_cm_id(dev, cmprobe_handler, &ctx);
+	if (IS_ERR(id)) {
+		res->stage = "cm-id";
+		err = PTR_ERR(id);
+		goto out;
+	}
+	cmprobe_exchange(&ctx, id, q.qp, req, &path);
+	err = res->err;
+	/* Waits for a running handler; ctx may go out of scope after this. */
+	ib_destroy_cm_id(id);
+out:
+	res->err = err;
+	cmprobe_qp_free(&q);
+	ib_device_put(dev);
+	return 0;
+}

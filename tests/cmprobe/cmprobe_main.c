@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The control file, /sys/kernel/debug/cmprobe/probe.  A write runs one
+ * probe and returns when it is over (a few seconds at most):
+ *
+ *   echo "dev=sib0 port=1 dgid=fe80::2 qpn=0x48 pdata=short" >probe
+ *
+ *   dev=NAME     IB device to send from (sib0)
+ *   port=N       its port (1)
+ *   dgid=GID     the target port's GID (required)
+ *   qpn=N        the target's UD QPN: sid defaults to 0x1000000000000000 | N
+ *   sid=HEX      the service ID, instead of the one qpn gives
+ *   pdata=KIND   good | short | zero-qpn | none (good)
+ *   lqpn=N       the UD QPN our private data names (our QP's number)
+ *   mtu=N        the receive MTU it names (65524)
+ *   qp=rc|uc     the connection's transport (rc)
+ *
+ * A read shows the last probe's request and outcome, one "key value" a
+ * line: outcome rep|rej|timeout|error, then reason (REJ), remote_qpn
+ * (REP), pdata (the answer's private data in hex, trailing zero words
+ * left out, "-" when all zero), ari, teardown (how a REP'd connection
+ * ended: drep, peer-dreq, dreq-timeout, rej, rej-sent, none), stage and
+ * errno (what went wrong locally).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/debugfs.h>
+#include <linux/inet.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/seq_file.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include "cmprobe.h"
+
+#define CMPROBE_CMD_MAX		256
+#define CMPROBE_LINUX_SID	0x1000000000000000ULL
+#define CMPROBE_DEFAULT_MTU	65524	/* 65520 plus the 4-byte header */
+
+struct ib_sa_client cmprobe_sa_client;
+
+static const char *const pdata_names[CMPROBE_PDATA_KINDS] = {
+	[CMPROBE_PDATA_GOOD] = "good",
+	[CMPROBE_PDATA_SHORT] = "short",
+	[CMPROBE_PDATA_ZERO_QPN] = "zero-qpn",
+	[CMPROBE_PDATA_NONE] = "none",
+};
+
+static const char *const outcome_names[] = {
+	[CMPROBE_NONE] = "none",
+	[CMPROBE_REP] = "rep",
+	[CMPROBE_REJ] = "rej",
+	[CMPROBE_TIMEOUT] = "timeout",
+	[CMPROBE_ERROR] = "error",
+};
+
+static struct dentry *cmprobe_dir;
+/* One probe at a time; the last request and result stay for reading. */
+static DEFINE_MUTEX(cmprobe_mutex);
+static struct cmprobe_req last_req;
+static struct cmprobe_result last_res;
+
+static int parse_u32(const char *key, const char *val, u32 max, u32 *out)
+{
+	if (kstrtou32(val, 0, out) || *out > max) {
+		pr_info("%s=%s: not a number up to %u\n", key, val, max);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int parse_pair(struct cmprobe_req *req, char *key, char *val,
+		      bool *have_dgid, bool *have_sid, u32 *qpn)
+{
+	int i;
+
+	if (!strcmp(key, "dev")) {
+		if (strscpy(req->dev, val, sizeof(req->dev)) < 0)
+			goto bad;
+		return 0;
+	}
+	if (!strcmp(key, "port"))
+		return parse_u32(key, val, U8_MAX, &req->port);
+	if (!strcmp(key, "dgid")) {
+		if (!in6_pton(val, -1, req->dgid.raw, -1, NULL))
+			goto bad;
+		*have_dgid = true;
+		return 0;
+	}
+	if (!strcmp(key, "qpn"))
+		return parse_u32(key, val, 0xffffff, qpn);
+	if (!strcmp(key, "sid")) {
+		if (kstrtou64(val, 16, &req->sid))
+			goto bad;
+		*have_sid = true;
+		return 0;
+	}
+	if (!strcmp(key, "pdata")) {
+		i = match_string(pdata_names, ARRAY_SIZE(pdata_names), val);
+		if (i < 0)
+			goto bad;
+		req->pdata = i;
+		return 0;
+	}
+	if (!strcmp(key, "lqpn"))
+		return parse_u32(key, val, 0xffffff, &req->lqpn);
+	if (!strcmp(key, "mtu"))
+		return parse_u32(key, val, U32_MAX, &req->mtu);
+	if (!strcmp(key, "qp")) {
+		if (!strcmp(val, "rc"))
+			req->qp_type = IB_QPT_RC;
+		else if (!strcmp(val, "uc"))
+			req->qp_type = IB_QPT_UC;
+		else
+			goto bad;
+		return 0;
+	}
+	pr_info("unknown key '%s'\n", key);
+	return -EINVAL;
+bad:
+	pr_info("bad value for %s: '%s'\n", key, val);
+	return -EINVAL;
+}
+
+static int parse_request(char *cmd, struct cmprobe_req *req)
+{
+	bool have_dgid = false, have_sid = false;
+	u32 qpn = 0;
+	char *tok, *val;
+	int ret;
+
+	memset(req, 0, sizeof(*req));
+	strscpy(req->dev, "sib0", sizeof(req->dev));
+	req->port = 1;
+	req->qp_type = IB_QPT_RC;
+	req->mtu = CMPROBE_DEFAULT_MTU;
+
+	while ((tok = strsep(&cmd, " \t\n"))) {
+		if (!*tok)
+			continue;
+		val = strchr(tok, '=');
+		if (!val) {
+			pr_info("'%s' is not key=value\n", tok);
+			return -EINVAL;
+		}
+		*val++ = '\0';
+		ret = parse_pair(req, tok, val, &have_dgid, &have_sid, &qpn);
+		if (ret)
+			return ret;
+	}
+	if (!have_dgid || (!have_sid && !qpn)) {
+		pr_info("a probe needs dgid= and qpn= or sid=\n");
+		return -EINVAL;
+	}
+	if (!have_sid)
+		req->sid = CMPROBE_LINUX_SID | qpn;
+	return 0;
+}
+
+static ssize_t probe_write(struct file *file, const char __user *ubuf,
+			   size_t len, loff_t *ppos)
+{
+	struct cmprobe_req req;
+	char *cmd;
+	int ret;
+
+	if (len >= CMPROBE_CMD_MAX)
+		return -EINVAL;
+	cmd = memdup_user_nul(ubuf, len);
+	if (IS_ERR(cmd))
+		return PTR_ERR(cmd);
+	ret = parse_request(cmd, &req);
+	kfree(cmd);
+	if (ret)
+		return ret;
+
+	ret = mutex_lock_interruptible(&cmprobe_mutex);
+	if (ret)
+		return ret;
+	last_req = req;
+	ret = cmprobe_run(&req, &last_res);
+	if (ret)
+		last_res.outcome = CMPROBE_NONE;
+	mutex_unlock(&cmprobe_mutex);
+	return ret ? ret : len;
+}
+
+static void show_hex(struct seq_file *s, const char *key, const u8 *p,
+		     unsigned int len)
+{
+	unsigned int i;
+
+	/* Whole 4-byte words, up to the last that is not zero. */
+	while (len && !p[len - 1])
+		len--;
+	len = min_t(unsigned int, round_up(len, 4), CMPROBE_PDATA_MAX);
+	seq_printf(s, "%s ", key);
+	if (!len)
+		seq_puts(s, "-");
+	for (i = 0; i < len; i++)
+		seq_printf(s, "%02x", p[i]);
+	seq_puts(s, "\n");
+}
+
+static int probe_show(struct seq_file *s, void *unused)
+{
+	const struct cmprobe_req *req = &last_req;
+	const struct cmprobe_result *res = &last_res;
+
+	mutex_lock(&cmprobe_mutex);
+	if (res->outcome == CMPROBE_NONE) {
+		seq_puts(s, "outcome none\n");
+		goto out;
+	}
+	seq_printf(s, "request dev=%s port=%u dgid=%pI6 sid=0x%016llx qp=%s pdata=%s lqpn=0x%x mtu=%u\n",
+		   req->dev, req->port, req->dgid.raw, req->sid,
+		   req->qp_type == IB_QPT_UC ? "uc" : "rc",
+		   pdata_names[req->pdata], res->lqpn, req->mtu);
+	seq_printf(s, "outcome %s\n", outcome_names[res->outcome]);
+	if (res->outcome == CMPROBE_REJ) {
+		seq_printf(s, "reason %d (%s)\n", res->reason,
+			   ibcm_reject_msg(res->reason));
+		if (res->ari_len)
+			show_hex(s, "ari", res->ari, res->ari_len);
+	}
+	if (res->outcome == CMPROBE_REP)
+		seq_printf(s, "remote_qpn 0x%x\n", res->remote_qpn);
+	if (res->outcome == CMPROBE_REP || res->outcome == CMPROBE_REJ)
+		show_hex(s, "pdata", res->pdata, res->pdata_len);
+	if (res->teardown)
+		seq_printf(s, "teardown %s\n", res->teardown);
+	if (res->stage)
+		seq_printf(s, "stage %s\nerrno %d\n", res->stage, res->err);
+out:
+	mutex_unlock(&cmprobe_mutex);
+	return 0;
+}
+
+static int probe_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, probe_show, NULL);
+}
+
+static const struct file_operations probe_fops = {
+	.owner = THIS_MODULE,
+	.open = probe_open,
+	.read = seq_read,
+	.write = probe_write,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
+static int __init cmprobe_init(void)
+{
+	ib_sa_register_client(&cmprobe_sa_client);
+	cmprobe_dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
+	debugfs_create_file("probe", 0600, cmprobe_dir, NULL, &probe_fops);
+	return 0;
+}
+
+static void __exit cmprobe_exit(void)
+{
+	/* Waits for a probe in progress: it ends within its own timeouts. */
+	debugfs_remove_recursive(cmprobe_dir);
+	ib_sa_unregister_client(&cmprobe_sa_client);
+}
+
+module_init(cmprobe_init);
+module_exit(cmprobe_exit);
+MODULE_DESCRIPTION("Sends good and malformed CM REQs to an IPoIB listener (test)");
+MODULE_LICENSE("GPL");
