@@ -6,6 +6,7 @@
 #   make                 build every module for $(KVER)
 #   make check           lint, unit tests and the VM suite; ends "N passed, N failed"
 #   make demo            two hosts on the software fabric, our driver at work
+#   make check-debug     VM cases on the debug kernel (KASAN, lockdep, kmemleak)
 #
 # KVER defaults to the version Debian's linux-image-amd64 points at; KDIR to
 # its headers. MODNAME renames our driver (module, rtnl kind, debugfs dir).
@@ -24,7 +25,7 @@ TEST_MODULES := sib cmprobe
 ALT_NAME := ipoib_alt
 VARIANTS ?= ipoib $(ALT_NAME) $(TEST_MODULES)
 
-.PHONY: all modules vm-modules clean check unit lint vm demo \
+.PHONY: all modules vm-modules clean check unit lint vm demo debug-kernel check-debug \
 	$(addprefix mod-,$(VARIANTS))
 
 all: modules
@@ -70,6 +71,14 @@ unit:
 
 vm:
 	$(top)/tests/vm/run $(top)/tests/cases/*.sh
+
+# The debug-kernel tier (tests/debug-kernel/README.md): build the kernel
+# when it is not cached, then run CASES (default: all) on it.
+debug-kernel:
+	$(top)/tests/debug-kernel/build
+
+check-debug:
+	$(top)/tests/vm/run --debug-kernel $(or $(CASES),$(top)/tests/cases/*.sh)
 
 clean:
 	rm -rf $(top)/build
