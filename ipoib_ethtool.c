@@ -101,6 +101,8 @@ static int ipoib_get_link_ksettings(struct net_device *dev,
 	}
 	ks->base.speed = ipoib_link_mbps(&attr);
 	ks->base.duplex = DUPLEX_FULL;
+	/* The link width (1x, 4x, ...): ethtool prints it as lanes. */
+	ks->lanes = max(ib_width_enum_to_int(attr.active_width), 0);
 	return 0;
 }
 
@@ -347,12 +349,20 @@ static int ipoib_set_ringparam(struct net_device *dev,
 		return ret;
 	/* The CQs may be new ones. */
 	ipoib_coalesce_apply(priv);
+	/*
+	 * The new QP has a new QPN, so our link address changed: gratuitous
+	 * ARP and unsolicited NA tell the peers now, rather than after their
+	 * neighbour entries time out.
+	 */
+	if (netif_running(dev))
+		__netdev_notify_peers(dev);
 	return 0;
 }
 
 const struct ethtool_ops ipoib_ethtool_ops = {
 	.supported_coalesce_params = ETHTOOL_COALESCE_USECS |
 				     ETHTOOL_COALESCE_MAX_FRAMES,
+	.cap_link_lanes_supported = true,
 	.get_drvinfo		= ipoib_get_drvinfo,
 	.get_link		= ethtool_op_get_link,
 	.get_link_ksettings	= ipoib_get_link_ksettings,

@@ -1,0 +1,83 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# debugfs: /sys/kernel/debug/ib_ipoib/<interface>/{mcg,paths,neighs,cm},
+# read over and over while iperf3 runs, show the broadcast group joined,
+# the path to the peer and the peer's link address; a child has a folder
+# of its own that goes away with it.
+#
+#   h1: A 10.60.0.1 ---- software fabric ---- h2: B 10.60.0.2
+#
+# timeout: 180
+set -eu
+# shellcheck source=SCRIPTDIR/../lib/common.sh
+. "$TESTS_LIB/common.sh"
+# shellcheck source=SCRIPTDIR/../lib/ib.sh
+. "$TESTS_LIB/ib.sh"
+
+D=/sys/kernel/debug/ib_ipoib
+fabric_up devices=2 ports=1 pkeys=0xffff,0x8001
+ours_up
+a=$(wait_iface ib_ipoib sib0 1)
+b=$(wait_iface ib_ipoib sib1 1)
+ib_host h1 "$a" 10.60.0.1/24
+ib_host h2 "$b" 10.60.0.2/24
+wait_carrier h1 "$a"
+wait_carrier h2 "$b"
+assert on h1 ping -c 2 -i 0.2 -W 2 10.60.0.2
+
+step "the files, one folder per interface"
+ls -l "$D" "$D/$a"
+for f in mcg paths neighs cm; do
+	[ -r "$D/$a/$f" ] || fail "no readable $D/$a/$f"
+done
+gid_b=$(ip netns exec h2 cat "/sys/class/infiniband/sib1/ports/1/gids/0")
+addr_b=$(ip netns exec h2 cat "/sys/class/net/$b/address")
+qpn_b=$(echo "$addr_b" | cut -d: -f2-4 | tr -d :)
+
+step "read them all while iperf3 runs"
+iperf_bytes h2 10.60.0.2 h1 -t 6 >iperf.out &
+iperf=$!
+reads=0
+end=$((SECONDS + 5))
+while [ "$SECONDS" -lt "$end" ]; do
+	for f in mcg paths neighs cm; do
+		cat "$D/$a/$f" "$D/$b/$f" >/dev/null || fail "reading $f failed under traffic"
+		reads=$((reads + 2))
+	done
+done
+wait "$iperf" || fail "iperf3 failed while debugfs was read"
+assert_ge "$(cat iperf.out)" 1000000 "TCP bytes while reading debugfs"
+echo "$reads reads"
+assert_ge "$reads" 40 "debugfs reads during the run"
+
+step "mcg: the broadcast group, joined"
+cat "$D/$a/mcg"
+grep -E "^ff12:401b:ffff:.* broadcast +joined +yes" "$D/$a/mcg" ||
+	fail "mcg does not show the broadcast group joined and attached"
+
+step "paths: the peer's GID, resolved"
+cat "$D/$a/paths"
+grep -E "^$gid_b .* valid +[1-9]" "$D/$a/paths" ||
+	fail "paths does not show a valid path to $gid_b with a neighbour"
+
+step "neighs: the peer's link address, with its AH"
+cat "$D/$a/neighs"
+grep -E "^00:0*$qpn_b:.* yes " "$D/$a/neighs" ||
+	fail "neighs does not show QPN $qpn_b resolved"
+
+step "cm: readable"
+cat "$D/$a/cm"
+
+step "a child has its own folder, gone with it"
+on h1 sh -c "echo 0x8001 >/sys/class/net/$a/create_child"
+child=$a.8001
+[ -d "$D/$child" ] || fail "no debugfs folder for $child"
+cat "$D/$child/mcg"
+on h1 ip link set "$child" name renamed0
+[ -d "$D/$child" ] || fail "the folder did not keep the name the child had when made"
+cat "$D/$child/neighs" >/dev/null
+on h1 sh -c "echo 0x8001 >/sys/class/net/$a/delete_child"
+[ ! -e "$D/$child" ] || fail "the child's folder outlived it"
+assert on h1 ping -c 2 -i 0.2 -W 2 10.60.0.2
+pass

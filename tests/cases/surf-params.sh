@@ -1,0 +1,87 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Module parameters: modinfo describes each; out-of-range values make
+# modprobe fail with a line in the kernel log saying why; good values read
+# back in /sys/module/ib_ipoib/parameters and take effect (ethtool -g),
+# and traffic flows.
+#
+#   h1: A 10.50.0.1 ---- software fabric ---- h2: B 10.50.0.2
+#
+# timeout: 180
+set -eu
+# shellcheck source=SCRIPTDIR/../lib/common.sh
+. "$TESTS_LIB/common.sh"
+# shellcheck source=SCRIPTDIR/../lib/ib.sh
+. "$TESTS_LIB/ib.sh"
+
+P=/sys/module/ib_ipoib/parameters
+loaded() { grep -q '^ib_ipoib ' /proc/modules; }
+
+step "modinfo describes every parameter"
+modinfo -F parm ib_ipoib
+params=$(modinfo -F parm ib_ipoib | cut -d: -f1)
+for p in send_queue_size recv_queue_size debug_level mcast_debug_level; do
+	echo "$params" | grep -qx "$p" || fail "modinfo lists no parameter $p"
+done
+# Each "name:description (type)" line has words between the colon and the type.
+modinfo -F parm ib_ipoib | while IFS= read -r line; do
+	desc=${line#*:}
+	desc=${desc% (*)}
+	[ -n "${desc// /}" ] || fail "parameter without a description: $line"
+done
+
+fabric_up devices=2 ports=1
+
+step "out-of-range and malformed values: modprobe fails, the log says why"
+# bad PARAM=VALUE PATTERN: modprobe refuses it with EINVAL and logs PATTERN.
+bad() {
+	local err
+	kernel_log_mark "modprobe ib_ipoib $1"
+	if err=$(modprobe ib_ipoib "$1" 2>&1); then
+		fail "modprobe ib_ipoib $1 succeeded"
+	fi
+	echo "modprobe ib_ipoib $1: $err"
+	echo "$err" | grep -q "Invalid argument" || fail "$1: modprobe did not get EINVAL"
+	loaded && fail "ib_ipoib loaded with $1"
+	dmesg | sed -n "/test: modprobe ib_ipoib $1\$/,\$p" | tail -n +2 | tee log.txt
+	grep -q "$2" log.txt || fail "$1: no kernel message matching '$2'"
+}
+bad send_queue_size=63 "send_queue_size=63 out of range 64-8192"
+bad send_queue_size=8193 "send_queue_size=8193 out of range 64-8192"
+bad recv_queue_size=0 "recv_queue_size=0 out of range 64-8192"
+bad recv_queue_size=4294967295 "recv_queue_size=4294967295 out of range"
+bad recv_queue_size=junk "invalid for parameter .recv_queue_size"
+bad debug_level=x "invalid for parameter .debug_level"
+[ -e /sys/class/net/ib0 ] && fail "an interface was left behind"
+
+step "good values read back and take effect"
+kernel_log_mark "good values"
+ours_up send_queue_size=100 recv_queue_size=1024 debug_level=1
+dmesg | grep "rounded up" || fail "no message about rounding send_queue_size up"
+assert_eq "$(cat $P/send_queue_size)" 128 "send_queue_size, rounded up"
+assert_eq "$(cat $P/recv_queue_size)" 1024 "recv_queue_size"
+assert_eq "$(cat $P/debug_level)" 1 "debug_level"
+assert_eq "$(cat $P/mcast_debug_level)" 0 "mcast_debug_level (default)"
+a=$(wait_iface ib_ipoib sib0 1)
+b=$(wait_iface ib_ipoib sib1 1)
+ib_host h1 "$a" 10.50.0.1/24
+ib_host h2 "$b" 10.50.0.2/24
+wait_carrier h1 "$a"
+wait_carrier h2 "$b"
+on h1 ethtool -g "$a"
+assert_eq "$(ip netns exec h1 ethtool -g "$a" | awk '/^RX:/ { n++; if (n == 2) print $2 }')" 1024 "RX ring from recv_queue_size"
+assert_eq "$(ip netns exec h1 ethtool -g "$a" | awk '/^TX:/ { n++; if (n == 2) print $2 }')" 128 "TX ring from send_queue_size"
+assert on h1 ping -c 3 -i 0.2 -W 2 10.50.0.2
+
+step "debug levels change at run time; queue sizes do not"
+echo 0 >$P/debug_level
+echo 1 >$P/mcast_debug_level
+assert_eq "$(cat $P/debug_level)" 0 "debug_level after writing 0"
+assert_eq "$(cat $P/mcast_debug_level)" 1 "mcast_debug_level after writing 1"
+if echo 256 2>/dev/null >$P/send_queue_size; then
+	fail "send_queue_size is writable at run time"
+fi
+assert_eq "$(cat $P/send_queue_size)" 128 "send_queue_size after a refused write"
+assert on h1 ping -c 3 -i 0.2 -W 2 10.50.0.2
+pass
