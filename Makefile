@@ -7,6 +7,7 @@
 #   make check           lint, unit tests and the VM suite; ends "N passed, N failed"
 #   make demo            two hosts on the software fabric, our driver at work
 #   make check-debug     VM cases on the debug kernel (KASAN, lockdep, kmemleak)
+#   make bench           ours against the in-tree driver, side by side
 #
 # KVER defaults to the version Debian's linux-image-amd64 points at; KDIR to
 # its headers. MODNAME renames our driver (module, rtnl kind, debugfs dir).
@@ -21,11 +22,12 @@ KO_DIR ?= $(BUILD)/ko
 # Each module is built in a directory of its own under $(BUILD), made of
 # symlinks to the sources, so that one tree yields several variants: our
 # driver as ib_ipoib, and as ipoib_alt to run beside the in-tree one.
-TEST_MODULES := sib cmprobe
+TEST_MODULES := sib cmprobe sibperf
 ALT_NAME := ipoib_alt
 VARIANTS ?= ipoib $(ALT_NAME) $(TEST_MODULES)
 
 .PHONY: all modules vm-modules clean check unit lint vm demo debug-kernel check-debug \
+	bench \
 	$(addprefix mod-,$(VARIANTS))
 
 all: modules
@@ -48,6 +50,9 @@ mod-sib:
 mod-cmprobe:
 	$(call build_module,cmprobe,$(top)/tests/cmprobe,)
 
+mod-sibperf:
+	$(call build_module,sibperf,$(top)/tests/sibperf,)
+
 mod-ipoib:
 	$(call build_module,ipoib,$(top),)
 
@@ -62,6 +67,10 @@ check:
 
 demo:
 	$(top)/tests/demo/run
+
+# Ours against the in-tree driver; reported, never a test (tests/bench/).
+bench:
+	$(top)/tests/bench/run
 
 lint:
 	$(top)/tests/lint/run $(KVER)

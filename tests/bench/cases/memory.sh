@@ -1,0 +1,113 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Benchmark, memory: what one more interface, and one more connected-mode
+# connection, costs the kernel.  Per driver and round: K partition children
+# on each of two ports, each child in a namespace of its own, up; then the
+# same children in connected mode, one ping per pair (a connection each
+# way).  Kernel memory is MemTotal - MemFree - Buffers - Cached after
+# dropping caches; slab is /proc/meminfo's Slab.
+#
+#   a1..aK: children of PARENT_A (pkeys 0x8001..)   b1..bK: of PARENT_B
+#   ours: parents on sib0, sib1               in-tree: on sib2, sib3
+#
+# timeout: 900
+set -eu
+# shellcheck source=SCRIPTDIR/../../lib/common.sh
+. "$TESTS_LIB/common.sh"
+# shellcheck source=SCRIPTDIR/../../lib/ib.sh
+. "$TESTS_LIB/ib.sh"
+# shellcheck source=SCRIPTDIR/../../lib/bench.sh
+. "$TESTS_LIB/bench.sh"
+
+K=4
+fabric_up devices=4 ports=1 pkeys=0xffff,0x8001,0x8002,0x8003,0x8004
+alt_up
+intree_up
+declare -A PA PB
+PA[ours]=$(wait_iface ipoib_alt sib0 1)
+PB[ours]=$(wait_iface ipoib_alt sib1 1)
+PA[intree]=$(wait_iface ib_ipoib sib2 1)
+PB[intree]=$(wait_iface ib_ipoib sib3 1)
+for who in ours intree; do
+	ip link set "${PA[$who]}" up
+	ip link set "${PB[$who]}" up
+done
+
+# per N BEFORE AFTER: the growth, in KiB, per one of N.
+per() { echo $(( ($3 - $2) / $1 )); }
+
+# children WHO: K children on each parent, each in its namespace, up.
+children() {
+	local who=$1 k side p c
+	for k in $(seq "$K"); do
+		for side in a b; do
+			if [ "$side" = a ]; then p=${PA[$who]}; else p=${PB[$who]}; fi
+			c=$p.800$k
+			echo "0x800$k" >"/sys/class/net/$p/create_child"
+			ib_host "$side$k" "$c" "10.7$k.0.$([ "$side" = a ] && echo 1 || echo 2)/24"
+		done
+	done
+	for k in $(seq "$K"); do
+		wait_carrier "a$k" "${PA[$who]}.800$k"
+		wait_carrier "b$k" "${PB[$who]}.800$k"
+	done
+}
+
+# connected WHO: the children to connected mode, MTU 65520; false if refused.
+connected() {
+	local who=$1 k side c
+	for k in $(seq "$K"); do
+		for side in a b; do
+			if [ "$side" = a ]; then c=${PA[$who]}.800$k; else c=${PB[$who]}.800$k; fi
+			ip netns exec "$side$k" sh -c "echo connected >/sys/class/net/$c/mode" ||
+				return 1
+			ip -n "$side$k" link set "$c" mtu 65520 || return 1
+		done
+	done
+	for k in $(seq "$K"); do
+		wait_carrier "a$k" "${PA[$who]}.800$k"
+		wait_carrier "b$k" "${PB[$who]}.800$k"
+	done
+}
+
+# unchild WHO: back to the root namespace, deleted.
+unchild() {
+	local who=$1 k side p
+	for k in $(seq "$K"); do
+		for side in a b; do
+			if [ "$side" = a ]; then p=${PA[$who]}; else p=${PB[$who]}; fi
+			ip -n "$side$k" link set "$p.800$k" netns 1
+			ip netns del "$side$k"
+			echo "0x800$k" >"/sys/class/net/$p/delete_child"
+		done
+	done
+}
+
+for r in $(seq "$BENCH_ROUNDS"); do
+	step "round $r of $BENCH_ROUNDS"
+	for who in $(order "$r" ours intree); do
+		read -r m0 s0 <<<"$(mem_kib)"
+		children "$who"
+		read -r m1 s1 <<<"$(mem_kib)"
+		echo "$who: $((2 * K)) interfaces: kernel memory $m0 -> $m1 KiB, slab $s0 -> $s1 KiB"
+		result mem_if "$who" "$r" "$(per $((2 * K)) "$m0" "$m1")"
+		result slab_if "$who" "$r" "$(per $((2 * K)) "$s0" "$s1")"
+		if connected "$who"; then
+			read -r m2 s2 <<<"$(mem_kib)"
+			for k in $(seq "$K"); do
+				ip netns exec "a$k" ping -c 1 -W 3 "10.7$k.0.2" >/dev/null ||
+					echo "$who: no ping through child $k" >&2
+			done
+			read -r m3 s3 <<<"$(mem_kib)"
+			echo "$who: $((2 * K)) connections: kernel memory $m2 -> $m3 KiB, slab $s2 -> $s3 KiB"
+			result mem_conn "$who" "$r" "$(per $((2 * K)) "$m2" "$m3")"
+			result slab_conn "$who" "$r" "$(per $((2 * K)) "$s2" "$s3")"
+		else
+			echo "$who: refuses connected mode: no connection figures"
+			na "$who" "$r" mem_conn slab_conn
+		fi
+		unchild "$who"
+	done
+done
+pass

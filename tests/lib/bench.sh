@@ -1,0 +1,189 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Measurements for the benchmark cases (tests/bench/cases/): each prints
+# result lines that tests/bench/report turns into the table,
+#
+#   BENCH METRIC WHO ROUND VALUE       WHO: ours, intree or ref; VALUE or n/a
+#
+# They never fail a case: a measurement that cannot be made says n/a.
+# Source after common.sh and ib.sh.
+
+# Rounds and seconds per run: bench.rounds= and bench.secs= on the kernel
+# command line (tests/bench/run --rounds/--secs), else 3 and 3.
+BENCH_ROUNDS=$(sed -n 's/.*bench\.rounds=\([0-9]*\).*/\1/p' /proc/cmdline)
+BENCH_ROUNDS=${BENCH_ROUNDS:-3}
+BENCH_SECS=$(sed -n 's/.*bench\.secs=\([0-9]*\).*/\1/p' /proc/cmdline)
+BENCH_SECS=${BENCH_SECS:-3}
+bench_port=5300
+
+result() { echo "BENCH $1 $2 $3 ${4:-n/a}"; }
+
+# na WHO ROUND METRIC...: these could not be measured.
+na() {
+	local who=$1 r=$2 m
+	shift 2
+	for m in "$@"; do result "$m" "$who" "$r"; done
+}
+
+# order ROUND A B: A B on odd rounds, B A on even ones, so that a drift in
+# the VM's speed does not always favour the same driver.
+order() { if [ $(($1 % 2)) = 1 ]; then echo "$2 $3"; else echo "$3 $2"; fi; }
+
+# cpu_busy: jiffies (USER_HZ, 100/s on x86) all CPUs spent not idle.
+cpu_busy() { awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat; }
+
+# tcp_run SRV ADDR CLI STREAMS: iperf3 from CLI to a server in SRV; prints
+# "MBIT_PER_S CPU_SECONDS_PER_GB" (received bytes, CPU time of the whole VM:
+# both ends run in it), or nothing when iperf3 failed.
+tcp_run() {
+	local srv=$1 addr=$2 cli=$3 n=$4 json b0 b1 port=$((bench_port += 1))
+	ip netns exec "$srv" iperf3 -s -1 -D -B "$addr" -p "$port" >/dev/null || return 0
+	sleep 0.3
+	b0=$(cpu_busy)
+	json=$(ip netns exec "$cli" timeout $((BENCH_SECS + 20)) \
+		iperf3 -c "$addr" -p "$port" -J -t "$BENCH_SECS" -P "$n" 2>&1) ||
+		{ echo "tcp_run: iperf3 to $addr failed: $(echo "$json" | grep error)" >&2; return 0; }
+	b1=$(cpu_busy)
+	echo "$json" | awk -F'[:,]' -v busy=$((b1 - b0)) '
+		/"sum_received"/ { inr = 1 }
+		inr && /"bytes"/ { gsub(/[ \t]/, "", $2); bytes = $2 }
+		inr && /"bits_per_second"/ {
+			gsub(/[ \t]/, "", $2)
+			if (bytes > 0)
+				printf "%.1f %.2f\n", $2 / 1e6, busy / 100 / (bytes / 1e9)
+			exit
+		}'
+}
+
+# bench_tcp TAG WHO ROUND SRV ADDR CLI: TCP with 1 and 4 streams; results
+# tcp1_TAG, tcp4_TAG and, for one stream, cpu_TAG.
+bench_tcp() {
+	local tag=$1 who=$2 r=$3 out
+	[ "$4" != - ] || { na "$2" "$3" "tcp1_$tag" "cpu_$tag" "tcp4_$tag"; return; }
+	out=$(tcp_run "$4" "$5" "$6" 1)
+	result "tcp1_$tag" "$who" "$r" "${out% *}"
+	result "cpu_$tag" "$who" "$r" "${out#* }"
+	out=$(tcp_run "$4" "$5" "$6" 4)
+	result "tcp4_$tag" "$who" "$r" "${out% *}"
+}
+
+# bench_udp TAG WHO ROUND SRV ADDR CLI: 64-byte datagrams as fast as the
+# sender can, counted by the receiving program (udp64_TAG, packets/s).
+bench_udp() {
+	local tag=$1 who=$2 r=$3 srv=$4 addr=$5 cli=$6 pid pps
+	[ "$4" != - ] || { na "$2" "$3" "udp64_$tag"; return; }
+	ip netns exec "$srv" udpbench sink 9000 >sink.out &
+	pid=$!
+	sleep 0.3
+	ip netns exec "$cli" udpbench blast "$addr" 9000 "$BENCH_SECS" 64 >&2 || true
+	# The sink stops after a second without packets.
+	if ! wait_for 10 eval "! kill -0 $pid"; then
+		kill "$pid" 2>/dev/null || true
+	fi
+	wait "$pid" 2>/dev/null || true
+	cat sink.out >&2
+	pps=$(sed -n 's/.* pps=\([0-9]*\).*/\1/p' sink.out)
+	[ "${pps:-0}" -gt 0 ] || pps=
+	result "udp64_$tag" "$who" "$r" "$pps"
+}
+
+# bench_rr TAG WHO ROUND SRV ADDR CLI: UDP ping-pong, one 64-byte request
+# at a time; lat50_TAG and lat99_TAG in microseconds.
+bench_rr() {
+	local tag=$1 who=$2 r=$3 srv=$4 addr=$5 cli=$6 pid out
+	[ "$4" != - ] || { na "$2" "$3" "lat50_$tag" "lat99_$tag"; return; }
+	ip netns exec "$srv" udpbench echo 9001 &
+	pid=$!
+	sleep 0.3
+	out=$(ip netns exec "$cli" timeout 60 udpbench rr "$addr" 9001 1000 64) || out=
+	kill "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+	echo "$out" >&2
+	result "lat50_$tag" "$who" "$r" "$(echo "$out" | sed -n 's/.*median_us=\([0-9.]*\).*/\1/p')"
+	result "lat99_$tag" "$who" "$r" "$(echo "$out" | sed -n 's/.*p99_us=\([0-9.]*\).*/\1/p')"
+}
+
+# mem_kib: kernel memory in use, KiB: what is neither free nor page cache
+# (caches dropped first), and the slab's share of it ("TOTAL SLAB").
+mem_kib() {
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	sleep 1
+	awk '/^MemTotal:/ { t = $2 } /^MemFree:/ { f = $2 }
+	     /^Buffers:/ { b = $2 } /^Cached:/ { c = $2 }
+	     /^Slab:/ { s = $2 }
+	     END { print t - f - b - c, s }' /proc/meminfo
+}
+
+# veth_pair NS1 ADDR1 NS2 ADDR2: the netdev-stack reference, two namespaces
+# joined by a veth pair.
+veth_pair() {
+	ns_add "$1"
+	ns_add "$3"
+	ip link add bv1 type veth peer name bv2
+	move_to_ns bv1 "$1"
+	move_to_ns bv2 "$3"
+	ip -n "$1" addr add "$2/24" dev bv1
+	ip -n "$3" addr add "$4/24" dev bv2
+	ip -n "$1" link set bv1 up
+	ip -n "$3" link set bv2 up
+}
+
+# bench_hosts: on a fabric of four HCAs, ours (ipoib_alt) between hosts o1
+# (sib0) and o2 (sib1), the in-tree driver between t1 (sib2) and t2 (sib3).
+# Sets SRV, ADDR and CLI by WHO (ours, intree): the client's namespace sends
+# to the server's address.  MODE (datagram, connected) and MTU may be given;
+# a driver that refuses them is left out of BENCH_WHO (its lines read n/a).
+declare -A SRV ADDR CLI
+BENCH_WHO=
+bench_hosts() {
+	local mode=${1:-} mtu=${2:-} who drv d1 d2 net a b ok
+	alt_up
+	intree_up
+	for who in ours intree; do
+		if [ "$who" = ours ]; then
+			drv=ipoib_alt d1=sib0 d2=sib1 net=10.61.0
+		else
+			drv=ib_ipoib d1=sib2 d2=sib3 net=10.62.0
+		fi
+		a=$(wait_iface "$drv" "$d1" 1)
+		b=$(wait_iface "$drv" "$d2" 1)
+		ok=1
+		if [ -n "$mode" ]; then
+			echo "$mode" >"/sys/class/net/$a/mode" && echo "$mode" >"/sys/class/net/$b/mode" || ok=
+		fi
+		if [ -n "$mtu" ] && [ -n "$ok" ]; then
+			ip link set "$a" mtu "$mtu" && ip link set "$b" mtu "$mtu" || ok=
+		fi
+		ib_host "${who:0:1}1" "$a" "$net.1/24"
+		ib_host "${who:0:1}2" "$b" "$net.2/24"
+		wait_carrier "${who:0:1}1" "$a"
+		wait_carrier "${who:0:1}2" "$b"
+		echo "$who: $a ($d1) - $b ($d2): mode $(ip netns exec "${who:0:1}1" cat "/sys/class/net/$a/mode")," \
+			"MTU $(ip netns exec "${who:0:1}1" cat "/sys/class/net/$a/mtu")"
+		if [ -z "$ok" ]; then
+			echo "$who: refuses mode '$mode' or MTU $mtu: its lines read n/a"
+			continue
+		fi
+		SRV[$who]=${who:0:1}2 ADDR[$who]=$net.2 CLI[$who]=${who:0:1}1
+		BENCH_WHO="$BENCH_WHO $who"
+		# The first packets resolve paths; keep that out of the figures.
+		ip netns exec "${who:0:1}1" ping -c 2 -i 0.2 -W 2 "$net.2" >/dev/null ||
+			echo "$who: warm-up ping failed" >&2
+	done
+}
+
+# bench_each ROUND FUNCTION TAG: FUNCTION TAG WHO ROUND SRV ADDR CLI for
+# ours and the in-tree driver, in the round's order; n/a for a driver left
+# out by bench_hosts.
+bench_each() {
+	local r=$1 fn=$2 tag=$3 who
+	for who in $(order "$r" ours intree); do
+		if [[ " $BENCH_WHO " == *" $who "* ]]; then
+			"$fn" "$tag" "$who" "$r" "${SRV[$who]}" "${ADDR[$who]}" "${CLI[$who]}"
+		else
+			"$fn" "$tag" "$who" "$r" - - -
+		fi
+	done
+}

@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * UDP load for the benchmark (tests/bench/): small-packet rate and
+ * request/response latency over IPv4.
+ *
+ *   udpbench echo PORT                      answer every datagram, forever
+ *   udpbench rr ADDR PORT COUNT SIZE        COUNT ping-pongs, one at a time
+ *   udpbench sink PORT                      count datagrams until 1 s of quiet
+ *   udpbench blast ADDR PORT SECONDS SIZE   send as fast as the stack lets us
+ *
+ * Each prints one line of name=value pairs for the bench to parse.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_SIZE 65507
+
+static char buf[MAX_SIZE];
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int udp_socket(const char *addr, const char *port, int bind_it,
+		      struct sockaddr_in *sin)
+{
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+
+	memset(sin, 0, sizeof(*sin));
+	sin->sin_family = AF_INET;
+	sin->sin_port = htons(atoi(port));
+	if (addr && inet_pton(AF_INET, addr, &sin->sin_addr) != 1) {
+		fprintf(stderr, "udpbench: not an IPv4 address: %s\n", addr);
+		exit(2);
+	}
+	if (fd < 0 || (bind_it && bind(fd, (struct sockaddr *)sin,
+				       sizeof(*sin)) < 0)) {
+		perror("udpbench: socket");
+		exit(1);
+	}
+	return fd;
+}
+
+static int mode_echo(const char *port)
+{
+	struct sockaddr_in sin, from;
+	socklen_t flen;
+	ssize_t n;
+	int fd = udp_socket(NULL, port, 1, &sin);
+
+	for (;;) {
+		flen = sizeof(from);
+		n = recvfrom(fd, buf, sizeof(buf), 0, (struct sockaddr *)&from,
+			     &flen);
+		if (n >= 0)
+			sendto(fd, buf, n, 0, (struct sockaddr *)&from, flen);
+		else if (errno != EINTR)
+			break;
+	}
+	perror("udpbench: recvfrom");
+	return 1;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int mode_rr(const char *addr, const char *port, long count, long size)
+{
+	struct sockaddr_in to;
+	struct pollfd pfd;
+	double *rtt, t0;
+	long i, got = 0, lost = 0;
+	int fd = udp_socket(addr, port, 0, &to);
+
+	rtt = calloc(count, sizeof(*rtt));
+	if (!rtt || connect(fd, (struct sockaddr *)&to, sizeof(to)) < 0) {
+		perror("udpbench: rr");
+		return 1;
+	}
+	pfd.fd = fd;
+	pfd.events = POLLIN;
+	for (i = 0; i < count; i++) {
+		memcpy(buf, &i, sizeof(i));
+		t0 = now();
+		if (send(fd, buf, size, 0) < 0) {
+			perror("udpbench: send");
+			return 1;
+		}
+		/* A reply to an earlier, timed-out request is not this one's. */
+		for (;;) {
+			long seq;
+
+			if (poll(&pfd, 1, 1000) <= 0) {
+				lost++;
+				break;
+			}
+			if (recv(fd, buf, sizeof(buf), 0) < (ssize_t)sizeof(seq))
+				continue;
+			memcpy(&seq, buf, sizeof(seq));
+			if (seq == i) {
+				rtt[got++] = (now() - t0) * 1e6;
+				break;
+			}
+		}
+	}
+	if (!got) {
+		fprintf(stderr, "udpbench: no reply from %s\n", addr);
+		return 1;
+	}
+	qsort(rtt, got, sizeof(*rtt), cmp_double);
+	printf("rr count=%ld lost=%ld median_us=%.1f p99_us=%.1f\n", got, lost,
+	       rtt[got / 2], rtt[(got * 99) / 100 < got ? (got * 99) / 100 :
+				 got - 1]);
+	return 0;
+}
+
+static int mode_sink(const char *port)
+{
+	struct sockaddr_in sin;
+	struct pollfd pfd;
+	double first = 0, last = 0;
+	long packets = 0, bytes = 0;
+	ssize_t n;
+	int fd = udp_socket(NULL, port, 1, &sin);
+
+	pfd.fd = fd;
+	pfd.events = POLLIN;
+	/* Wait up to 30 s for the first datagram, then until 1 s of quiet. */
+	while (poll(&pfd, 1, packets ? 1000 : 30000) > 0) {
+		n = recv(fd, buf, sizeof(buf), 0);
+		if (n < 0)
+			continue;
+		last = now();
+		if (!packets)
+			first = last;
+		packets++;
+		bytes += n;
+	}
+	printf("sink packets=%ld bytes=%ld seconds=%.3f pps=%.0f\n", packets,
+	       bytes, last - first,
+	       last > first ? (packets - 1) / (last - first) : 0.0);
+	return packets ? 0 : 1;
+}
+
+static int mode_blast(const char *addr, const char *port, double secs, long size)
+{
+	struct sockaddr_in to;
+	long packets = 0, refused = 0;
+	double t0, end;
+	int fd = udp_socket(addr, port, 0, &to);
+
+	if (connect(fd, (struct sockaddr *)&to, sizeof(to)) < 0) {
+		perror("udpbench: connect");
+		return 1;
+	}
+	memset(buf, 0x5a, size);
+	t0 = now();
+	end = t0 + secs;
+	while (now() < end) {
+		int i;
+
+		for (i = 0; i < 64; i++) {
+			if (send(fd, buf, size, 0) == size)
+				packets++;
+			else if (errno == ENOBUFS || errno == EAGAIN ||
+				 errno == ECONNREFUSED)
+				refused++;
+			else
+				return perror("udpbench: send"), 1;
+		}
+	}
+	printf("blast packets=%ld refused=%ld seconds=%.3f pps=%.0f\n", packets,
+	       refused, now() - t0, packets / (now() - t0));
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "";
+	long size = argc > 5 ? atol(argv[5]) : 0;
+
+	if (!strcmp(mode, "echo") && argc == 3)
+		return mode_echo(argv[2]);
+	if (!strcmp(mode, "sink") && argc == 3)
+		return mode_sink(argv[2]);
+	if (size > 0 && size <= MAX_SIZE && !strcmp(mode, "rr") && argc == 6 &&
+	    size >= (long)sizeof(long) && atol(argv[4]) > 0)
+		return mode_rr(argv[2], argv[3], atol(argv[4]), size);
+	if (size > 0 && size <= MAX_SIZE && !strcmp(mode, "blast") &&
+	    argc == 6 && atof(argv[4]) > 0)
+		return mode_blast(argv[2], argv[3], atof(argv[4]), size);
+	fprintf(stderr,
+		"usage: udpbench echo PORT | sink PORT |\n"
+		"       rr ADDR PORT COUNT SIZE | blast ADDR PORT SECONDS SIZE\n");
+	return 2;
+}
