@@ -6,6 +6,8 @@
 #   make                 build every module for $(KVER)
 #   make check           lint, unit tests and the VM suite; ends "N passed, N failed"
 #   make demo            two hosts on the software fabric, our driver at work
+#   make install         ib_ipoib into /lib/modules/$(KVER)/updates, over the in-tree one
+#   make dkms-install    the same through DKMS, rebuilt for every new kernel
 #   make check-debug     VM cases on the debug kernel (KASAN, lockdep, kmemleak)
 #   make bench           ours against the in-tree driver, side by side
 #
@@ -88,6 +90,36 @@ debug-kernel:
 
 check-debug:
 	$(top)/tests/vm/run --debug-kernel $(or $(CASES),$(top)/tests/cases/*.sh)
+
+# modprobe looks in updates/ before kernel/: ours wins over the in-tree one.
+# INSTALL_MOD_PATH=DIR installs under DIR instead of /.
+DEPMOD_ROOT := $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH))
+install: mod-ipoib
+	$(MAKE) -C $(KDIR) M=$(BUILD)/ipoib INSTALL_MOD_DIR=updates modules_install
+	depmod -a $(DEPMOD_ROOT) $(KVER)
+
+uninstall:
+	rm -f $(INSTALL_MOD_PATH)/lib/modules/$(KVER)/updates/ib_ipoib.ko*
+	depmod -a $(DEPMOD_ROOT) $(KVER)
+
+# The driver's sources, as DKMS builds them, in DKMS_SRC.
+DKMS_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' $(top)/dkms.conf)
+DKMS_SRC ?= /usr/src/ib_ipoib-$(DKMS_VERSION)
+DKMS_FILES := dkms.conf Kbuild LICENSE $(notdir $(wildcard $(top)/*.c $(top)/*.h))
+
+dkms-src:
+	rm -rf $(DKMS_SRC)
+	mkdir -p $(DKMS_SRC)
+	cd $(top) && cp $(DKMS_FILES) $(DKMS_SRC)/
+
+dkms-install: dkms-src
+	-dkms remove -m ib_ipoib -v $(DKMS_VERSION) --all >/dev/null 2>&1
+	dkms add -m ib_ipoib -v $(DKMS_VERSION)
+	dkms install -m ib_ipoib -v $(DKMS_VERSION) -k $(KVER)
+
+dkms-uninstall:
+	dkms remove -m ib_ipoib -v $(DKMS_VERSION) --all
+	rm -rf $(DKMS_SRC)
 
 clean:
 	rm -rf $(top)/build
