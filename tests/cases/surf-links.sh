@@ -148,6 +148,23 @@ else
 fi
 ping_all
 
+step "ip link add ... mode connected"
+n=$(links)
+if [ "$cm" = yes ]; then
+	ip link add link "$a" name "$a.8002" type ipoib pkey 0x8002 mode connected
+	assert_eq "$(cat "$A.8002/mode")" connected "mode of a child made connected"
+	ip link del "$a.8002"
+else
+	if err=$(ip link add link "$a" name "$a.8002" type ipoib pkey 0x8002 mode connected 2>&1); then
+		fail "ip link add mode connected succeeded without connected mode"
+	fi
+	echo "ip: $err"
+	echo "$err" | grep -q "connected mode is not available" ||
+		fail "ip link add mode connected: no reason given"
+fi
+assert_eq "$(links)" "$n" "links after ip link add mode connected"
+ping_all
+
 step "the P_Key of an interface cannot change"
 if err=$(ip link set "$a.8001" type ipoib pkey 0x8002 2>&1); then
 	fail "ip link set pkey changed a child's P_Key"

@@ -53,7 +53,12 @@ bad recv_queue_size=0 "recv_queue_size=0 out of range 64-8192"
 bad recv_queue_size=4294967295 "recv_queue_size=4294967295 out of range"
 bad recv_queue_size=junk "invalid for parameter .recv_queue_size"
 bad debug_level=x "invalid for parameter .debug_level"
-[ -e /sys/class/net/ib0 ] && fail "an interface was left behind"
+if echo "$params" | grep -qx cm_policy; then
+	bad cm_policy=bogus "cm_policy"
+	bad cm_service_id=bogus "cm_service_id"
+	bad cm_max_conn_nosrq=1025 "cm_max_conn_nosrq"
+fi
+[ ! -e /sys/class/net/ib0 ] || fail "an interface was left behind"
 
 step "good values read back and take effect"
 kernel_log_mark "good values"
@@ -63,6 +68,10 @@ assert_eq "$(cat $P/send_queue_size)" 128 "send_queue_size, rounded up"
 assert_eq "$(cat $P/recv_queue_size)" 1024 "recv_queue_size"
 assert_eq "$(cat $P/debug_level)" 1 "debug_level"
 assert_eq "$(cat $P/mcast_debug_level)" 0 "mcast_debug_level (default)"
+if echo "$params" | grep -qx cm_policy; then
+	assert_eq "$(cat $P/cm_policy)" compatible "cm_policy (default)"
+	assert_eq "$(cat $P/cm_service_id)" linux "cm_service_id (default)"
+fi
 a=$(wait_iface ib_ipoib sib0 1)
 b=$(wait_iface ib_ipoib sib1 1)
 ib_host h1 "$a" 10.50.0.1/24
