@@ -138,7 +138,7 @@ struct sib_cq {
 
 /* A ring of fixed-size work queue entries; stride holds the sge array. */
 struct sib_wq {
-	spinlock_t lock;		/* ring indices and entries */
+	spinlock_t lock;		/* ring indices and entries; see sib_qp.c */
 	u32 mask;
 	u32 head, tail;
 	u32 max_sge;
@@ -385,7 +385,8 @@ int sib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
 int sib_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 		      const struct ib_recv_wr **bad_wr);
 
-int sib_wq_init(struct sib_wq *wq, u32 entries, u32 max_sge, size_t hdr);
+int sib_wq_init(struct sib_wq *wq, u32 entries, u32 max_sge, size_t hdr,
+		struct lock_class_key *key);
 void sib_wq_free(struct sib_wq *wq);
 int sib_wq_add_recv(struct sib_wq *wq, const struct ib_recv_wr *wr);
 

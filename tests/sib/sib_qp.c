@@ -8,11 +8,21 @@
 #include <rdma/ib_mad.h>
 #include "sib.h"
 
-int sib_wq_init(struct sib_wq *wq, u32 entries, u32 max_sge, size_t hdr)
+/*
+ * Lock order: a QP's send queue lock, then its receive queue lock (only
+ * set_state() holds both), then a CQ lock.  The two queues' locks are
+ * lockdep classes of their own, so that nesting them is not taken for
+ * recursion; an SRQ's lock has a class of its own too (sib_srq.c).
+ */
+static struct lock_class_key sib_sq_lock_key, sib_rq_lock_key;
+
+int sib_wq_init(struct sib_wq *wq, u32 entries, u32 max_sge, size_t hdr,
+		struct lock_class_key *key)
 {
 	u32 n = roundup_pow_of_two(max_t(u32, entries, 1));
 
 	spin_lock_init(&wq->lock);
+	lockdep_set_class(&wq->lock, key);
 	wq->stride = ALIGN(hdr + max_sge * sizeof(struct ib_sge), 16);
 	wq->buf = kvcalloc(n, wq->stride, GFP_KERNEL);
 	if (!wq->buf)
@@ -140,17 +150,19 @@ int sib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		send_hdr += SIB_MAX_LSO_HDR;
 	qp->lso = init->create_flags & IB_QP_CREATE_IPOIB_UD_LSO;
 	ret = sib_wq_init(&qp->sq, init->cap.max_send_wr,
-			  max_t(u32, init->cap.max_send_sge, 1), send_hdr);
+			  max_t(u32, init->cap.max_send_sge, 1), send_hdr,
+			  &sib_sq_lock_key);
 	if (ret)
 		return ret;
 	if (!init->srq) {
 		ret = sib_wq_init(&qp->rq, init->cap.max_recv_wr,
 				  max_t(u32, init->cap.max_recv_sge, 1),
-				  sizeof(struct sib_recv_wqe));
+				  sizeof(struct sib_recv_wqe), &sib_rq_lock_key);
 		if (ret)
 			goto err_sq;
 	} else {
 		spin_lock_init(&qp->rq.lock);
+		lockdep_set_class(&qp->rq.lock, &sib_rq_lock_key);
 	}
 
 	ret = assign_qpn(qp, init);

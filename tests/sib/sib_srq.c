@@ -5,6 +5,8 @@
  */
 #include "sib.h"
 
+static struct lock_class_key sib_srq_lock_key;
+
 int sib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		   struct ib_udata *udata)
 {
@@ -23,7 +25,7 @@ int sib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		return -EINVAL;
 
 	ret = sib_wq_init(&srq->rq, init->attr.max_wr, init->attr.max_sge,
-			  sizeof(struct sib_recv_wqe));
+			  sizeof(struct sib_recv_wqe), &sib_srq_lock_key);
 	if (ret)
 		return ret;
 	srq->limit = init->attr.srq_limit;
