@@ -59,9 +59,9 @@ assert_eq() { [ "$1" = "$2" ] || fail "${3:-value}: expected '$2', got '$1'"; }
 assert_ge() { [ "$1" -ge "$2" ] || fail "${3:-value}: expected >= $2, got $1"; }
 
 # wait_for SECONDS CMD...: retry CMD every 0.1 s until it succeeds; when
-# SECONDS pass first, say so and return 1.
+# SECONDS (times TIMEOUT_SCALE: slow kernels) pass first, say so and return 1.
 wait_for() {
-	local end=$((SECONDS + $1))
+	local end=$((SECONDS + $1 * ${TIMEOUT_SCALE:-1}))
 	shift
 	until "$@" >/dev/null 2>&1; do
 		if [ "$SECONDS" -ge "$end" ]; then

@@ -63,7 +63,7 @@ ipoib_iface() {
 
 # wait_iface DRIVER IBDEV PORT: as ipoib_iface, waiting for it to appear.
 wait_iface() {
-	local end=$((SECONDS + 10))
+	local end=$((SECONDS + 10 * ${TIMEOUT_SCALE:-1}))
 	until ipoib_iface "$@" 2>/dev/null; do
 		[ "$SECONDS" -lt "$end" ] || { ipoib_iface "$@"; return 1; }
 		sleep 0.2
