@@ -51,4 +51,12 @@ for r in $(seq "$BENCH_ROUNDS"); do
 		fi
 	done
 done
+
+# For reading a surprising figure: what the fabric dropped, per port.
+for d in sib0 sib1 sib2 sib3; do
+	sib_counters "$d" 1
+done
+for ns in o1 o2 t1 t2; do
+	ip -n "$ns" -s link
+done
 pass
