@@ -137,7 +137,7 @@ veth_pair() {
 }
 
 # bench_hosts: on a fabric of four HCAs, ours (ipoib_alt) between hosts o1
-# (sib0) and o2 (sib1), the in-tree driver between t1 (sib2) and t2 (sib3).
+# (sib0) and o2 (sib1), the in-tree driver between i1 (sib2) and i2 (sib3).
 # Sets SRV, ADDR and CLI by WHO (ours, intree): the client's namespace sends
 # to the server's address.  MODE (datagram, connected) and MTU may be given;
 # a driver that refuses them is left out of BENCH_WHO (its lines read n/a).

@@ -5,7 +5,7 @@
 # 4 streams and its CPU cost, UDP request/response latency; ours and the
 # in-tree driver in turn.  A driver that refuses connected mode gets n/a.
 #
-#   o1 ours(sib0) ==RC== o2 ours(sib1)    t1 in-tree(sib2) ==RC== t2 in-tree(sib3)
+#   o1 ours(sib0) ==RC== o2 ours(sib1)    i1 in-tree(sib2) ==RC== i2 in-tree(sib3)
 #
 # timeout: 600
 set -eu

@@ -6,7 +6,7 @@
 # latency; ours and the in-tree driver in turn, then the references: a veth
 # pair, and the fabric's own rate (sibperf) with no IPoIB on top.
 #
-#   o1 ours(sib0) -- o2 ours(sib1)      t1 in-tree(sib2) -- t2 in-tree(sib3)
+#   o1 ours(sib0) -- o2 ours(sib1)      i1 in-tree(sib2) -- i2 in-tree(sib3)
 #   v1 veth ------- v2 veth
 #
 # Prints BENCH lines (tests/lib/bench.sh); tests/bench/report tabulates.
@@ -56,7 +56,7 @@ done
 for d in sib0 sib1 sib2 sib3; do
 	sib_counters "$d" 1
 done
-for ns in o1 o2 t1 t2; do
+for ns in o1 o2 i1 i2; do
 	ip -n "$ns" -s link
 done
 pass

@@ -6,7 +6,7 @@
 # driver in turn.  A case of its own because the fabric's MTU is a load
 # parameter of sib: the harness reloads it between cases.
 #
-#   o1 ours(sib0) -- o2 ours(sib1)      t1 in-tree(sib2) -- t2 in-tree(sib3)
+#   o1 ours(sib0) -- o2 ours(sib1)      i1 in-tree(sib2) -- i2 in-tree(sib3)
 #
 # timeout: 600
 set -eu
