@@ -35,12 +35,14 @@ static ssize_t mode_store(struct device *d, struct device_attribute *attr,
 	bool connected;
 	int ret;
 
-	if (sysfs_streq(buf, "connected"))
+	if (sysfs_streq(buf, "connected")) {
 		connected = true;
-	else if (sysfs_streq(buf, "datagram"))
+	} else if (sysfs_streq(buf, "datagram")) {
 		connected = false;
-	else
+	} else {
+		netdev_warn(dev, "mode is \"datagram\" or \"connected\"\n");
 		return -EINVAL;
+	}
 
 	if (!rtnl_trylock())
 		return restart_syscall();
@@ -67,8 +69,10 @@ static ssize_t umcast_store(struct device *d, struct device_attribute *attr,
 	unsigned int val;
 	int ret;
 
-	if (kstrtouint(buf, 0, &val))
+	if (kstrtouint(buf, 0, &val)) {
+		netdev_warn(to_net_dev(d), "umcast is a number: 0 for off, any other for on\n");
 		return -EINVAL;
+	}
 	if (!rtnl_trylock())
 		return restart_syscall();
 	ret = ipoib_set_umcast(to_ipoib(d), val != 0);

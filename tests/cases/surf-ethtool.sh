@@ -167,6 +167,18 @@ for args in "rx 16" "tx 63" "rx 16384" "tx 100000" "rx-jumbo 64"; do
 done
 traffic
 
+step "ethtool -G and -C on an interface that is down"
+on h1 ip link set "$a" down
+on h1 ethtool -G "$a" rx 128 tx 64
+on h1 ethtool -C "$a" rx-usecs 3
+assert_eq "$(stat rx_ring_size)" 128 "RX ring set while down"
+assert_eq "$(stat tx_ring_size)" 64 "TX ring set while down"
+on h1 ip link set "$a" up
+wait_carrier h1 "$a"
+assert_eq "$(field rx-usecs -c "$a")" 3 "rx-usecs set while down"
+traffic
+assert on h2 ping -c 2 -i 0.2 -W 2 10.40.0.1
+
 step "an HCA without checksum offload or LSO: the offloads are off and fixed"
 modprobe -r ib_ipoib sib
 ip netns del h1

@@ -109,6 +109,7 @@ for v in junk -1 "" 0x1ffffffff; do
 	assert_eq "$(sysfs_write "$A.8001/umcast" "$v")" "Invalid argument" "umcast '$v'"
 	assert_eq "$(cat "$A.8001/umcast")" 1 "umcast after refusing '$v'"
 done
+dmesg | grep -q "umcast is a number" || fail "no kernel message about a bad umcast"
 ping_all
 
 step "mode: bad names refused, the mode stays"
@@ -116,6 +117,7 @@ for v in bogus Connected "" datagramx; do
 	assert_eq "$(sysfs_write "$A/mode" "$v")" "Invalid argument" "mode '$v'"
 	assert_eq "$(cat "$A/mode")" datagram "mode after refusing '$v'"
 done
+dmesg | grep -q 'mode is "datagram" or "connected"' || fail "no kernel message about a bad mode"
 assert_eq "$(sysfs_write "$A/mode" datagram)" ok "mode datagram"
 ip link set "$a" type ipoib mode datagram
 assert_eq "$(ipoib_d "$a")" "pkey 0xffff mode datagram umcast 0000" "ip -d link after mode datagram"
