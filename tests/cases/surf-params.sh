@@ -57,6 +57,7 @@ if echo "$params" | grep -qx cm_policy; then
 	bad cm_policy=bogus "cm_policy"
 	bad cm_service_id=bogus "cm_service_id"
 	bad cm_max_conn_nosrq=1025 "cm_max_conn_nosrq"
+	bad cm_idle_timeout=86401 "cm_idle_timeout"
 fi
 [ ! -e /sys/class/net/ib0 ] || fail "an interface was left behind"
 
