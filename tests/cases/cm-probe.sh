@@ -26,12 +26,19 @@ RFC_SID=0x0100000000000000
 
 # probe ARGS...: one REQ; the outcome goes to the log and to $out.
 probe() {
-	local line
+	local line t0=$SECONDS
 	echo "probe: $*"
 	echo "$*" >"$PROBE"
 	out=$(cat "$PROBE")
+	echo "   ($((SECONDS - t0)) s)"
 	while IFS= read -r line; do echo "   | $line"; done <<<"$out"
 }
+
+# verbs IBDEV: the QPs, CQs and PDs the fabric's device has in use.
+verbs() { awk '$1 ~ /^(qps|cqs|pds)$/ { printf "%s=%s ", $1, $2 }' "$SIB/$1/resources"; }
+
+# shellcheck disable=SC2317 # called by wait_for
+verbs_are() { [ "$(verbs "$1")" = "$2" ]; }
 
 # field KEY: a value of the last probe's outcome.
 field() { awk -v k="$1" '$1 == k { print $2 }' <<<"$out"; }
@@ -63,17 +70,45 @@ hosts() {
 fabric_up devices=2 ports=1
 modprobe cmprobe
 
-step "bad requests to the probe itself"
+step "the probe itself: bad input, REJ and timeout from the CM, unloads"
 assert_eq "$(cat "$PROBE")" "outcome none" "before any probe"
 ! echo "dgid=fe80::1 qpn=0x48 pdata=bogus" >"$PROBE" 2>/dev/null ||
 	fail "pdata=bogus was accepted"
 ! echo "qpn=0x48" >"$PROBE" 2>/dev/null || fail "a probe without dgid was accepted"
 dmesg | grep 'cmprobe: ' | tail -2
+idle=$(verbs sib0)
+# A path made by hand (dlid=) needs no SA, so MADs can be dropped.
+by_hand="dgid=$(cat /sys/class/infiniband/sib1/ports/1/gids/0)"
+by_hand+=" dlid=$(cat /sys/class/infiniband/sib1/ports/1/lid) sid=0x1000000000000001"
+probe "$by_hand"
+assert_eq "$(field outcome)" rej "REQ to sib1 where nothing listens"
+assert_eq "$(field reason)" 8 "REJ reason"
+echo 1 >"$SIB/mad_drop_every"
+probe "$by_hand"
+assert_eq "$(field outcome)" timeout "REQ into a fabric that drops every MAD"
+echo "$by_hand" >"$PROBE" &
+sleep 1
+! rmmod cmprobe 2>/dev/null || fail "cmprobe unloaded in the middle of a probe"
+t0=$SECONDS
+wait $!
+echo "the probe went on for $((SECONDS - t0)) s"
+assert_eq "$(verbs sib0)" "$idle" "sib0 verbs objects after the probes"
+# The fabric leaving in the middle of a probe cuts it short, cleanly.
+echo "$by_hand" >"$PROBE" &
+sleep 1
+t0=$SECONDS
+rmmod sib
+wait $!
+echo "rmmod sib during a probe took $((SECONDS - t0)) s"
+out=$(cat "$PROBE")
+assert_eq "$(field stage)" device-removed "probe when its device left"
+fabric_up devices=2 ports=1
 
 step "Debian's ib_ipoib in connected mode"
 intree_up
 hosts ib_ipoib 3 || fail "Debian's ib_ipoib did not switch to connected mode"
 to="dev=sib0 port=1 dgid=$dgid"
+idle=$(verbs sib0)
 
 probe "$to sid=$(printf '0x%x' $((LINUX_SID | 0x$qpn))) pdata=good"
 assert_eq "$(field outcome)" rep "good REQ to the in-tree service ID"
@@ -95,6 +130,8 @@ for kind in short zero-qpn none; do
 	probe "$to qpn=0x$qpn pdata=$kind"
 done
 
+assert_eq "$(verbs sib0)" "$idle" "sib0 verbs objects after the probes"
+
 step "Debian's ib_ipoib still carries traffic"
 assert on h1 ping -c 2 -W 3 10.3.0.2
 rmmod ib_ipoib
@@ -105,6 +142,8 @@ step "our ib_ipoib in connected mode"
 ours_up
 hosts ib_ipoib 4 || skip "our ib_ipoib has no connected mode yet (the in-tree part passed)"
 to="dev=sib0 port=1 dgid=$dgid qpn=0x$qpn"
+idle=$(verbs sib0)
+idle1=$(verbs sib1)
 
 for kind in short zero-qpn none; do
 	probe "$to pdata=$kind"
@@ -113,6 +152,10 @@ for kind in short zero-qpn none; do
 	# RFC 4755 section 6: a REJ carries the sender's UD QPN too.
 	assert_eq "$(field pdata | cut -c1-8)" "00$qpn" "UD QPN in our REJ"
 done
+
+# A rejected REQ leaves nothing behind on either side.
+wait_for 10 verbs_are sib1 "$idle1" ||
+	fail "sib1 verbs objects after the rejected REQs: $(verbs sib1), not $idle1"
 
 probe "dev=sib0 port=1 dgid=$dgid sid=$(printf '0x%x' $((LINUX_SID | 0xfffffe)))"
 assert_eq "$(field outcome)" rej "REQ to a service ID nobody listens on"
@@ -124,6 +167,10 @@ for sid in $((LINUX_SID | 0x$qpn)) $((RFC_SID | 0x$qpn)); do
 	assert_eq "$(field pdata | cut -c1-8)" "00$qpn" "UD QPN in our REP"
 	assert_eq "$(field teardown)" drep "our answer to the DREQ"
 done
+
+assert_eq "$(verbs sib0)" "$idle" "sib0 verbs objects after the probes"
+wait_for 20 verbs_are sib1 "$idle1" ||
+	echo "note: sib1 still has $(verbs sib1) 20 s after the DREQs ($idle1 before)"
 
 step "our interfaces still carry traffic"
 assert on h1 ping -c 2 -W 3 10.4.0.2

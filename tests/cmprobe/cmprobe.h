@@ -33,6 +33,7 @@ struct cmprobe_req {
 	char dev[IB_DEVICE_NAME_MAX];
 	u32 port;
 	union ib_gid dgid;
+	u32 dlid;		/* nonzero: build the path here, ask no SA */
 	u64 sid;
 	enum ib_qp_type qp_type;
 	enum cmprobe_pdata pdata;
@@ -57,8 +58,8 @@ struct cmprobe_result {
 	const char *teardown;	/* after a REP: how the connection ended */
 };
 
-extern struct ib_sa_client cmprobe_sa_client;
-
+int cmprobe_cm_init(void);
+void cmprobe_cm_exit(void);
 int cmprobe_run(const struct cmprobe_req *req, struct cmprobe_result *res);
 
 #endif /* CMPROBE_H */

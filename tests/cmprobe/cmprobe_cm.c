@@ -8,6 +8,8 @@
  */
 #include <linux/bits.h>
 #include <linux/jiffies.h>
+#include <linux/list.h>
+#include <linux/slab.h>
 #include <linux/random.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
@@ -19,6 +21,7 @@
 /* The CM resends the REQ; these bound the whole exchange to a few seconds. */
 #define CMPROBE_CM_TIMEOUT	18	/* 4.096 us * 2^18: about 1 s */
 #define CMPROBE_CM_RETRIES	2
+#define CMPROBE_PACKET_LIFE	14	/* of a hand-made path: about 67 ms */
 #define CMPROBE_ANSWER_WAIT	(30 * HZ)
 #define CMPROBE_DREP_WAIT	(10 * HZ)
 
@@ -30,9 +33,29 @@
 struct cmprobe_ctx {
 	spinlock_t lock;	/* events */
 	unsigned long events;	/* BIT(ib_cm_event_type) of those seen */
-	wait_queue_head_t wait;
 	struct cmprobe_result *res;
 };
+
+static struct ib_sa_client cmprobe_sa_client;
+
+/*
+ * The devices we may probe from, as our ib_client learns of them.  A
+ * device's removal cuts short and waits for the probe running on it: our
+ * client is removed before the CM's (clients leave in reverse order of
+ * coming), so the CM stays whole for as long as a probe runs.
+ */
+struct cmprobe_dev {
+	struct list_head list;
+	struct ib_device *dev;
+};
+
+static LIST_HEAD(cmprobe_devs);
+static DEFINE_SPINLOCK(cmprobe_devs_lock);	/* the three below */
+static struct ib_device *cmprobe_busy;		/* where a probe runs */
+static bool cmprobe_cut;			/* ... and it must stop */
+static DECLARE_WAIT_QUEUE_HEAD(cmprobe_wait);
+static DEFINE_MUTEX(cmprobe_run_mutex);		/* one probe at a time */
+static struct ib_client cmprobe_client;
 
 struct cmprobe_path {
 	struct completion done;
@@ -87,6 +110,37 @@ static int cmprobe_resolve(struct ib_device *dev, u32 port,
 	return path.status;
 }
 
+/*
+ * A path to a port of our own subnet, from what we know: no SA query, so a
+ * REQ can be sent while the fabric drops MADs.
+ */
+static int cmprobe_path_by_hand(struct ib_device *dev, u32 port,
+				const union ib_gid *dgid, u32 dlid,
+				struct sa_path_rec *rec)
+{
+	struct ib_port_attr attr;
+	int ret;
+
+	ret = ib_query_port(dev, port, &attr);
+	if (ret)
+		return ret;
+	memset(rec, 0, sizeof(*rec));
+	rec->rec_type = SA_PATH_REC_TYPE_IB;
+	rec->dgid = *dgid;
+	ret = rdma_query_gid(dev, port, 0, &rec->sgid);
+	if (ret)
+		return ret;
+	sa_path_set_dlid(rec, dlid);
+	sa_path_set_slid(rec, attr.lid);
+	rec->pkey = cpu_to_be16(0xffff);
+	rec->numb_path = 1;
+	rec->reversible = 1;
+	rec->mtu = attr.active_mtu;
+	rec->rate = IB_RATE_PORT_CURRENT;
+	rec->packet_life_time = CMPROBE_PACKET_LIFE;
+	return 0;
+}
+
 /* Keep the first answer's private data; later events must not overwrite it. */
 static void cmprobe_keep(struct cmprobe_result *res, const void *data,
 			 unsigned int len)
@@ -138,7 +192,7 @@ static int cmprobe_handler(struct ib_cm_id *id, const struct ib_cm_event *ev)
 	spin_lock(&ctx->lock);
 	ctx->events |= BIT(ev->event);
 	spin_unlock(&ctx->lock);
-	wake_up(&ctx->wait);
+	wake_up(&cmprobe_wait);
 	return 0;
 }
 
@@ -150,6 +204,21 @@ static unsigned long cmprobe_seen(struct cmprobe_ctx *ctx, unsigned long mask)
 	seen = ctx->events & mask;
 	spin_unlock(&ctx->lock);
 	return seen;
+}
+
+static bool cmprobe_cut_short(void)
+{
+	return READ_ONCE(cmprobe_cut);
+}
+
+/* Wait for one of the events of mask; false when the device is leaving. */
+static bool cmprobe_wait_for(struct cmprobe_ctx *ctx, unsigned long mask,
+			     unsigned long timeout)
+{
+	wait_event_timeout(cmprobe_wait,
+			   cmprobe_seen(ctx, mask) || cmprobe_cut_short(),
+			   timeout);
+	return !cmprobe_cut_short();
 }
 
 static int cmprobe_qp_init(struct ib_qp *qp, u32 port, u16 pkey_index)
@@ -226,8 +295,10 @@ static void cmprobe_connect_and_end(struct cmprobe_ctx *ctx,
 		res->teardown = "none";
 		return;
 	}
-	wait_event_timeout(ctx->wait, cmprobe_seen(ctx, EV_GONE),
-			   CMPROBE_DREP_WAIT);
+	if (!cmprobe_wait_for(ctx, EV_GONE, CMPROBE_DREP_WAIT)) {
+		res->teardown = "device-removed";
+		return;
+	}
 	seen = cmprobe_seen(ctx, EV_GONE);
 	if (seen & EV(DREQ_RECEIVED))
 		res->teardown = "peer-dreq";
@@ -272,8 +343,12 @@ static void cmprobe_exchange(struct cmprobe_ctx *ctx, struct ib_cm_id *id,
 		res->err = ret;
 		return;
 	}
-	wait_event_timeout(ctx->wait, cmprobe_seen(ctx, EV_ANSWER),
-			   CMPROBE_ANSWER_WAIT);
+	if (!cmprobe_wait_for(ctx, EV_ANSWER, CMPROBE_ANSWER_WAIT)) {
+		res->outcome = CMPROBE_ERROR;
+		res->stage = "device-removed";
+		res->err = -ENODEV;
+		return;
+	}
 	seen = cmprobe_seen(ctx, EV_ANSWER);
 	if (seen & EV(REP_RECEIVED)) {
 		res->outcome = CMPROBE_REP;
@@ -341,7 +416,35 @@ static const char *cmprobe_qp_make(struct cmprobe_qp *q, struct ib_device *dev,
 	return *err ? "qp-init" : NULL;
 }
 
-int cmprobe_run(const struct cmprobe_req *req, struct cmprobe_result *res)
+/* The device named, marked as the one a probe runs on; NULL if none. */
+static struct ib_device *cmprobe_claim(const char *name)
+{
+	struct ib_device *dev = NULL;
+	struct cmprobe_dev *d;
+
+	spin_lock(&cmprobe_devs_lock);
+	list_for_each_entry(d, &cmprobe_devs, list) {
+		if (!strcmp(dev_name(&d->dev->dev), name)) {
+			dev = d->dev;
+			cmprobe_busy = dev;
+			cmprobe_cut = false;
+			break;
+		}
+	}
+	spin_unlock(&cmprobe_devs_lock);
+	return dev;
+}
+
+static void cmprobe_release(void)
+{
+	spin_lock(&cmprobe_devs_lock);
+	cmprobe_busy = NULL;
+	spin_unlock(&cmprobe_devs_lock);
+	wake_up(&cmprobe_wait);
+}
+
+static int cmprobe_run_locked(const struct cmprobe_req *req,
+			      struct cmprobe_result *res)
 {
 	struct cmprobe_ctx ctx = { .res = res };
 	struct cmprobe_qp q = {};
@@ -351,20 +454,23 @@ int cmprobe_run(const struct cmprobe_req *req, struct cmprobe_result *res)
 	int err = 0;
 
 	memset(res, 0, sizeof(*res));
-	/* A reference holds off the device's unregistration until we are done. */
-	dev = ib_device_get_by_name(req->dev, RDMA_DRIVER_UNKNOWN);
+	dev = cmprobe_claim(req->dev);
 	if (!dev) {
 		pr_info("no IB device %s\n", req->dev);
 		return -ENODEV;
 	}
 	if (!rdma_is_port_valid(dev, req->port) || !rdma_cap_ib_cm(dev, req->port)) {
 		pr_info("%s has no IB CM port %u\n", req->dev, req->port);
-		ib_device_put(dev);
+		cmprobe_release();
 		return -EINVAL;
 	}
 
 	res->outcome = CMPROBE_ERROR;
-	err = cmprobe_resolve(dev, req->port, &req->dgid, &path);
+	if (req->dlid)
+		err = cmprobe_path_by_hand(dev, req->port, &req->dgid, req->dlid,
+					   &path);
+	else
+		err = cmprobe_resolve(dev, req->port, &req->dgid, &path);
 	if (err) {
 		res->stage = "path";
 		goto out;
@@ -374,7 +480,6 @@ int cmprobe_run(const struct cmprobe_req *req, struct cmprobe_result *res)
 		goto out;
 
 	spin_lock_init(&ctx.lock);
-	init_waitqueue_head(&ctx.wait);
 	id = ib_create_cm_id(dev, cmprobe_handler, &ctx);
 	if (IS_ERR(id)) {
 		res->stage = "cm-id";
@@ -388,6 +493,79 @@ int cmprobe_run(const struct cmprobe_req *req, struct cmprobe_result *res)
 out:
 	res->err = err;
 	cmprobe_qp_free(&q);
-	ib_device_put(dev);
+	cmprobe_release();
 	return 0;
+}
+
+int cmprobe_run(const struct cmprobe_req *req, struct cmprobe_result *res)
+{
+	int ret;
+
+	ret = mutex_lock_interruptible(&cmprobe_run_mutex);
+	if (ret)
+		return ret;
+	ret = cmprobe_run_locked(req, res);
+	mutex_unlock(&cmprobe_run_mutex);
+	return ret;
+}
+
+static int cmprobe_add_one(struct ib_device *dev)
+{
+	struct cmprobe_dev *d = kzalloc(sizeof(*d), GFP_KERNEL);
+
+	if (!d)
+		return -ENOMEM;
+	d->dev = dev;
+	ib_set_client_data(dev, &cmprobe_client, d);
+	spin_lock(&cmprobe_devs_lock);
+	list_add_tail(&d->list, &cmprobe_devs);
+	spin_unlock(&cmprobe_devs_lock);
+	return 0;
+}
+
+static bool cmprobe_idle_on(struct ib_device *dev)
+{
+	bool idle;
+
+	spin_lock(&cmprobe_devs_lock);
+	idle = cmprobe_busy != dev;
+	spin_unlock(&cmprobe_devs_lock);
+	return idle;
+}
+
+static void cmprobe_remove_one(struct ib_device *dev, void *client_data)
+{
+	struct cmprobe_dev *d = client_data;
+
+	spin_lock(&cmprobe_devs_lock);
+	list_del(&d->list);
+	if (cmprobe_busy == dev)
+		cmprobe_cut = true;
+	spin_unlock(&cmprobe_devs_lock);
+	wake_up(&cmprobe_wait);
+	wait_event(cmprobe_wait, cmprobe_idle_on(dev));
+	kfree(d);
+}
+
+static struct ib_client cmprobe_client = {
+	.name = "cmprobe",
+	.add = cmprobe_add_one,
+	.remove = cmprobe_remove_one,
+};
+
+int cmprobe_cm_init(void)
+{
+	int ret;
+
+	ib_sa_register_client(&cmprobe_sa_client);
+	ret = ib_register_client(&cmprobe_client);
+	if (ret)
+		ib_sa_unregister_client(&cmprobe_sa_client);
+	return ret;
+}
+
+void cmprobe_cm_exit(void)
+{
+	ib_unregister_client(&cmprobe_client);
+	ib_sa_unregister_client(&cmprobe_sa_client);
 }

@@ -8,6 +8,7 @@
  *   dev=NAME     IB device to send from (sib0)
  *   port=N       its port (1)
  *   dgid=GID     the target port's GID (required)
+ *   dlid=N       its LID: the path is then made here, not asked of the SA
  *   qpn=N        the target's UD QPN: sid defaults to 0x1000000000000000 | N
  *   sid=HEX      the service ID, instead of the one qpn gives
  *   pdata=KIND   good | short | zero-qpn | none (good)
@@ -37,8 +38,6 @@
 #define CMPROBE_LINUX_SID	0x1000000000000000ULL
 #define CMPROBE_DEFAULT_MTU	65524	/* 65520 plus the 4-byte header */
 
-struct ib_sa_client cmprobe_sa_client;
-
 static const char *const pdata_names[CMPROBE_PDATA_KINDS] = {
 	[CMPROBE_PDATA_GOOD] = "good",
 	[CMPROBE_PDATA_SHORT] = "short",
@@ -55,7 +54,7 @@ static const char *const outcome_names[] = {
 };
 
 static struct dentry *cmprobe_dir;
-/* One probe at a time; the last request and result stay for reading. */
+/* The last request and result, kept for reading. */
 static DEFINE_MUTEX(cmprobe_mutex);
 static struct cmprobe_req last_req;
 static struct cmprobe_result last_res;
@@ -87,6 +86,8 @@ static int parse_pair(struct cmprobe_req *req, char *key, char *val,
 		*have_dgid = true;
 		return 0;
 	}
+	if (!strcmp(key, "dlid"))
+		return parse_u32(key, val, U16_MAX, &req->dlid);
 	if (!strcmp(key, "qpn"))
 		return parse_u32(key, val, 0xffffff, qpn);
 	if (!strcmp(key, "sid")) {
@@ -212,8 +213,8 @@ static int probe_show(struct seq_file *s, void *unused)
 		seq_puts(s, "outcome none\n");
 		goto out;
 	}
-	seq_printf(s, "request dev=%s port=%u dgid=%pI6 sid=0x%016llx qp=%s pdata=%s lqpn=0x%x mtu=%u\n",
-		   req->dev, req->port, req->dgid.raw, req->sid,
+	seq_printf(s, "request dev=%s port=%u dgid=%pI6 dlid=%u sid=0x%016llx qp=%s pdata=%s lqpn=0x%x mtu=%u\n",
+		   req->dev, req->port, req->dgid.raw, req->dlid, req->sid,
 		   req->qp_type == IB_QPT_UC ? "uc" : "rc",
 		   pdata_names[req->pdata], res->lqpn, req->mtu);
 	seq_printf(s, "outcome %s\n", outcome_names[res->outcome]);
@@ -252,7 +253,11 @@ static const struct file_operations probe_fops = {
 
 static int __init cmprobe_init(void)
 {
-	ib_sa_register_client(&cmprobe_sa_client);
+	int ret;
+
+	ret = cmprobe_cm_init();
+	if (ret)
+		return ret;
 	cmprobe_dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
 	debugfs_create_file("probe", 0600, cmprobe_dir, NULL, &probe_fops);
 	return 0;
@@ -262,7 +267,7 @@ static void __exit cmprobe_exit(void)
 {
 	/* Waits for a probe in progress: it ends within its own timeouts. */
 	debugfs_remove_recursive(cmprobe_dir);
-	ib_sa_unregister_client(&cmprobe_sa_client);
+	cmprobe_cm_exit();
 }
 
 module_init(cmprobe_init);
