@@ -69,6 +69,27 @@ grep -E "^00:0*$qpn_b:.* yes " "$D/$a/neighs" ||
 step "cm: readable"
 cat "$D/$a/cm"
 
+if [ -e /sys/module/ib_ipoib/parameters/cm_policy ]; then
+	step "cm: the connection to the peer, read while iperf3 runs in connected mode"
+	on h1 sh -c "echo connected >/sys/class/net/$a/mode"
+	on h2 sh -c "echo connected >/sys/class/net/$b/mode"
+	on h1 ip link set "$a" mtu 65520
+	on h2 ip link set "$b" mtu 65520
+	assert on h1 ping -c 2 -W 2 -s 60000 10.60.0.2
+	iperf_bytes h2 10.60.0.2 h1 -t 4 >iperf.out &
+	iperf=$!
+	end=$((SECONDS + 3))
+	while [ "$SECONDS" -lt "$end" ]; do
+		cat "$D/$a/cm" "$D/$b/cm" "$D/$a/neighs" >/dev/null ||
+			fail "reading cm failed under traffic"
+	done
+	wait "$iperf" || fail "iperf3 failed in connected mode while debugfs was read"
+	cat "$D/$a/cm"
+	# The peer's address past its flags octet, on a line of an RC connection.
+	grep -F "${addr_b:3}" "$D/$a/cm" | grep -qE " (RC|UC) " ||
+		fail "cm does not show the connection to $addr_b"
+fi
+
 step "a child has its own folder, gone with it"
 on h1 sh -c "echo 0x8001 >/sys/class/net/$a/create_child"
 child=$a.8001

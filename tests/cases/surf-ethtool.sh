@@ -180,6 +180,23 @@ assert_eq "$(field rx-usecs -c "$a")" 3 "rx-usecs set while down"
 traffic
 assert on h2 ping -c 2 -i 0.2 -W 2 10.40.0.1
 
+if [ -e /sys/module/ib_ipoib/parameters/cm_policy ]; then
+	step "connected mode: no UD checksum or segmentation offload; back in datagram mode"
+	on h1 ip link set "$a" type ipoib mode connected
+	on h2 ip link set "$b" type ipoib mode connected
+	et -k "$a" | grep -E '^(tx-checksumming|tcp-segmentation-offload):'
+	assert_eq "$(feature tx-checksumming)" off "tx-checksumming in connected mode"
+	assert_eq "$(feature tcp-segmentation-offload)" off "TSO in connected mode"
+	et -K "$a" tso on tx on 2>&1 || true
+	assert_eq "$(feature tcp-segmentation-offload)" off "TSO after -K tso on in connected mode"
+	traffic
+	on h1 ip link set "$a" type ipoib mode datagram
+	on h2 ip link set "$b" type ipoib mode datagram
+	assert_eq "$(feature tx-checksumming)" on "tx-checksumming back in datagram mode"
+	assert_eq "$(feature tcp-segmentation-offload)" on "TSO back in datagram mode"
+	traffic
+fi
+
 step "an HCA without checksum offload or LSO: the offloads are off and fixed"
 modprobe -r ib_ipoib sib
 ip netns del h1
