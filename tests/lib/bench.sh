@@ -33,18 +33,34 @@ order() { if [ $(($1 % 2)) = 1 ]; then echo "$2 $3"; else echo "$3 $2"; fi; }
 # cpu_busy: jiffies (USER_HZ, 100/s on x86) all CPUs spent not idle.
 cpu_busy() { awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat; }
 
+# fabric_drops: UD packets sib dropped for want of a receive buffer, all
+# ports (only one pair is busy at a time); 0 without sib.
+fabric_drops() {
+	cat "$SIB"/sib*/port*/counters 2>/dev/null |
+		awk '$1 == "drop_no_buffer" { s += $2 } END { print s + 0 }'
+}
+
+# retransmits NS: TCP segments NS has retransmitted.
+retransmits() {
+	# shellcheck disable=SC2016 # awk's $1, not the shell's
+	ip netns exec "$1" awk '$1 == "Tcp:" && n++ { print $13 }' /proc/net/snmp
+}
+
 # tcp_run SRV ADDR CLI STREAMS: iperf3 from CLI to a server in SRV; prints
 # "MBIT_PER_S CPU_SECONDS_PER_GB" (received bytes, CPU time of the whole VM:
 # both ends run in it), or nothing when iperf3 failed.
 tcp_run() {
-	local srv=$1 addr=$2 cli=$3 n=$4 json b0 b1 port=$((bench_port += 1))
+	local srv=$1 addr=$2 cli=$3 n=$4 json b0 b1 d0 t0 port=$((bench_port += 1))
 	ip netns exec "$srv" iperf3 -s -1 -D -B "$addr" -p "$port" >/dev/null || return 0
 	sleep 0.3
+	d0=$(fabric_drops) t0=$(retransmits "$cli")
 	b0=$(cpu_busy)
 	json=$(ip netns exec "$cli" timeout $((BENCH_SECS + 20)) \
 		iperf3 -c "$addr" -p "$port" -J -t "$BENCH_SECS" -P "$n" 2>&1) ||
 		{ echo "tcp_run: iperf3 to $addr failed: $(echo "$json" | grep error)" >&2; return 0; }
 	b1=$(cpu_busy)
+	echo "tcp_run: $n streams to $addr: $(($(fabric_drops) - d0)) packets the fabric" \
+		"found no receive buffer for, $(($(retransmits "$cli") - t0)) TCP retransmits" >&2
 	echo "$json" | awk -F'[:,]' -v busy=$((b1 - b0)) '
 		/"sum_received"/ { inr = 1 }
 		inr && /"bytes"/ { gsub(/[ \t]/, "", $2); bytes = $2 }
