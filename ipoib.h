@@ -12,7 +12,9 @@
  *   ipoib_multicast.c  groups, joins, leaves, send-only groups
  *   ipoib_events.c     port events and the flushes they call for
  *   ipoib_child.c      P_Key child interfaces
- *   ipoib_cm*.c        connected mode (RFC 4755)
+ *   ipoib_cm.c         connected mode (RFC 4755): connections, CM protocol
+ *   ipoib_cm_tx.c      connected mode: choosing RC/UC or UD, send, PMTU
+ *   ipoib_cm_rx.c      connected mode: SRQ or per-connection receive rings
  *   ipoib_sysfs.c, ipoib_netlink.c, ipoib_ethtool.c, ipoib_debugfs.c
  *                      what users touch
  */
@@ -128,7 +130,9 @@ struct ipoib_neigh {
 	struct list_head owner_link;	/* path->neighs or mcast->neighs */
 	struct list_head all_link;	/* priv->neigh_list */
 	struct sk_buff_head queue;	/* sends waiting for resolution */
-	struct ipoib_cm_tx *cm;		/* connected-mode transmit side */
+	struct ipoib_cm_conn __rcu *cm;	/* connection we send on, if any */
+	unsigned long cm_retry_at;	/* after a failure: UD until then */
+	unsigned long cm_backoff;
 	unsigned long last_used;
 	struct rcu_head rcu;
 	bool dead;
@@ -171,11 +175,22 @@ enum ipoib_counter {
 	IPOIB_CNT_NEIGH_CREATED,
 	IPOIB_CNT_NEIGH_GC,
 	IPOIB_CNT_FLUSHES,
-	IPOIB_CNT_CM_CONNECTS,
-	IPOIB_CNT_CM_ACCEPTS,
-	IPOIB_CNT_CM_REJECTS,
+	IPOIB_CNT_CM_CONNECTIONS,	/* a gauge: connections up now */
+	IPOIB_CNT_CM_ESTABLISHED,
+	IPOIB_CNT_CM_REQS_SENT,
+	IPOIB_CNT_CM_REQS_RECEIVED,
+	IPOIB_CNT_CM_REJECTS_SENT,
+	IPOIB_CNT_CM_REJECTS_RECEIVED,
 	IPOIB_CNT_CM_CROSSINGS,
+	IPOIB_CNT_CM_FALLBACKS,
 	IPOIB_CNT_CM_PMTU_SIGNALS,
+	IPOIB_CNT_CM_REAPED,
+	IPOIB_CNT_CM_DISCONNECTS,
+	IPOIB_CNT_CM_TX_PACKETS,
+	IPOIB_CNT_CM_RX_PACKETS,
+	IPOIB_CNT_CM_TX_DROP_QUEUE,
+	IPOIB_CNT_CM_RX_DROP_NO_MEM,
+	IPOIB_CNT_CM_ERRORS_WC,
 	IPOIB_NR_COUNTERS
 };
 
@@ -205,6 +220,8 @@ enum {
 	IPOIB_CHILD,
 	IPOIB_GOING_DOWN,		/* interface being removed */
 	IPOIB_MCAST_RUN,		/* the join task may run */
+	IPOIB_CM_MODE,			/* connected mode chosen */
+	IPOIB_CM_RUNNING,		/* ... and listening, SRQ up */
 };
 
 enum ipoib_flush_level {
@@ -416,11 +433,12 @@ void ipoib_flush_normal(struct work_struct *work);
 void ipoib_flush_heavy(struct work_struct *work);
 void ipoib_restart_data_path(struct ipoib_dev *priv);
 
-/* Mode switching (ipoib_netdev.c until connected mode lands). */
+/* Mode switching (ipoib_netdev.c). */
 bool ipoib_mode_connected(const struct ipoib_dev *priv);
 int ipoib_set_mode(struct ipoib_dev *priv, bool connected,
 		   struct netlink_ext_ack *extack);
 int ipoib_set_umcast(struct ipoib_dev *priv, bool on);
+unsigned int ipoib_ud_payload_mtu(const struct ipoib_dev *priv);
 
 /* ipoib_child.c */
 int ipoib_child_add(struct ipoib_dev *parent, u16 pkey, const char *name,
@@ -444,12 +462,30 @@ void ipoib_debugfs_exit(void);
 void ipoib_debugfs_add(struct ipoib_dev *priv);
 void ipoib_debugfs_remove(struct ipoib_dev *priv);
 
-/* ipoib_cm.c: connected mode; stubs return "not in use" until it lands. */
+/* ipoib_cm*.c: connected mode, RFC 4755 (ipoib_cm.h has the rest). */
 struct ipoib_cm_dev;
-struct ipoib_cm_tx;
+struct ipoib_cm_conn;
 static inline bool ipoib_cm_active(const struct ipoib_dev *priv)
 {
-	return false;
+	return test_bit(IPOIB_CM_RUNNING, &priv->flags);
 }
+
+int ipoib_cm_check_params(void);
+int ipoib_cm_module_init(void);
+void ipoib_cm_module_exit(void);
+int ipoib_cm_dev_init(struct ipoib_dev *priv);
+void ipoib_cm_dev_cleanup(struct ipoib_dev *priv);
+bool ipoib_cm_supported(const struct ipoib_dev *priv);
+u8 ipoib_cm_addr_flags(void);
+int ipoib_cm_up(struct ipoib_dev *priv);
+void ipoib_cm_down(struct ipoib_dev *priv);
+bool ipoib_cm_xmit(struct ipoib_dev *priv, struct ipoib_neigh *neigh,
+		   struct sk_buff *skb);
+bool ipoib_cm_xmit_new(struct ipoib_dev *priv, struct sk_buff *skb,
+		       const u8 *daddr);
+void ipoib_cm_stats_fold(struct ipoib_dev *priv,
+			 struct rtnl_link_stats64 *s);
+struct seq_file;
+void ipoib_cm_debugfs_show(struct seq_file *m, struct ipoib_dev *priv);
 
 #endif /* IPOIB_H */

@@ -5,7 +5,8 @@
  *   mcg     multicast groups: MGID, MLID, Q_Key, MTU, rate, kind, state
  *   paths   unicast paths: DGID, DLID, SL, rate, MTU, state, neighbours
  *   neighs  link addresses: flags:QPN:GID, AH, queued packets, idle time
- *   cm      connected mode (empty until it lands)
+ *   cm      connected mode: settings, then one line per connection: peer,
+ *           QPNs, RC/UC, MTU, age, idle time, state, who initiated it
  *
  * one line per entry under a header, for grep and awk, readable while
  * traffic runs.  The folder keeps the name the interface had when it was
@@ -158,9 +159,9 @@ static int neighs_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(neighs);
 
-/* Connected mode fills this in: its RX and TX connections. */
 static int cm_show(struct seq_file *m, void *v)
 {
+	ipoib_cm_debugfs_show(m, m->private);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(cm);

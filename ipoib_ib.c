@@ -551,6 +551,8 @@ static int ipoib_ib_up(struct ipoib_dev *priv)
 	ib_req_notify_cq(priv->send_cq, IB_CQ_NEXT_COMP);
 	/* Completions may have arrived before the CQs were armed. */
 	napi_schedule(&priv->napi);
+	/* Without it, connected mode still talks datagrams. */
+	ipoib_cm_up(priv);
 	return 0;
 
 err_qp:
@@ -567,6 +569,7 @@ static void ipoib_ib_down(struct ipoib_dev *priv)
 	if (!test_and_clear_bit(IPOIB_QP_READY, &priv->flags))
 		return;
 	netif_tx_disable(priv->dev);
+	ipoib_cm_down(priv);
 	napi_disable(&priv->napi);
 	ipoib_qp_to_error(priv);
 	drain_rings(priv);

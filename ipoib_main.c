@@ -198,6 +198,12 @@ static int __init ipoib_init_module(void)
 	ret = check_queue_param("recv_queue_size", &ipoib_recvq_size);
 	if (ret)
 		return ret;
+	ret = ipoib_cm_check_params();
+	if (ret)
+		return ret;
+	ret = ipoib_cm_module_init();
+	if (ret)
+		return ret;
 
 	ipoib_debugfs_init();
 	ib_sa_register_client(&ipoib_sa_client);
@@ -214,6 +220,7 @@ err_netlink:
 err_sa:
 	ib_sa_unregister_client(&ipoib_sa_client);
 	ipoib_debugfs_exit();
+	ipoib_cm_module_exit();
 	return ret;
 }
 
@@ -228,6 +235,7 @@ static void __exit ipoib_cleanup_module(void)
 	ipoib_netlink_exit();
 	ib_sa_unregister_client(&ipoib_sa_client);
 	ipoib_debugfs_exit();
+	ipoib_cm_module_exit();
 }
 
 module_init(ipoib_init_module);

@@ -73,6 +73,10 @@ static netdev_tx_t ipoib_start_xmit(struct sk_buff *skb, struct net_device *dev)
 	rcu_read_lock();
 	neigh = ipoib_neigh_find(priv, daddr);
 	if (likely(neigh)) {
+		if (ipoib_cm_active(priv) && ipoib_cm_xmit(priv, neigh, skb)) {
+			rcu_read_unlock();
+			return NETDEV_TX_OK;
+		}
 		ah = rcu_dereference(neigh->ah);
 		if (likely(ah)) {
 			/* Written at most once a tick: the line stays shared. */
@@ -96,7 +100,7 @@ static netdev_tx_t ipoib_start_xmit(struct sk_buff *skb, struct net_device *dev)
 	}
 	if (ipoib_addr_is_multicast(daddr))
 		ipoib_mcast_send(priv, skb, daddr);
-	else
+	else if (!ipoib_cm_active(priv) || !ipoib_cm_xmit_new(priv, skb, daddr))
 		ipoib_xmit_unicast_slow(priv, skb, daddr);
 	return NETDEV_TX_OK;
 }
@@ -130,6 +134,7 @@ void ipoib_stats_fold(struct ipoib_dev *priv, struct rtnl_link_stats64 *s)
 	s->tx_dropped = atomic_long_read(&priv->tx_dropped);
 	s->rx_errors = atomic_long_read(&priv->rx_errors);
 	s->tx_errors = atomic_long_read(&priv->tx_errors);
+	ipoib_cm_stats_fold(priv, s);
 }
 
 static void ipoib_get_stats64(struct net_device *dev,
@@ -140,17 +145,7 @@ static void ipoib_get_stats64(struct net_device *dev,
 
 bool ipoib_mode_connected(const struct ipoib_dev *priv)
 {
-	return false;
-}
-
-int ipoib_set_mode(struct ipoib_dev *priv, bool connected,
-		   struct netlink_ext_ack *extack)
-{
-	if (!connected)
-		return 0;
-	NL_SET_ERR_MSG(extack, "connected mode is not available");
-	netdev_warn(priv->dev, "connected mode is not available\n");
-	return -EOPNOTSUPP;
+	return test_bit(IPOIB_CM_MODE, &priv->flags);
 }
 
 int ipoib_set_umcast(struct ipoib_dev *priv, bool on)
@@ -162,15 +157,28 @@ int ipoib_set_umcast(struct ipoib_dev *priv, bool on)
 	return 0;
 }
 
-/* The largest MTU the current mode allows on this port. */
-static unsigned int mode_max_mtu(struct ipoib_dev *priv)
+/* What one UD message carries on this port. */
+unsigned int ipoib_ud_payload_mtu(const struct ipoib_dev *priv)
 {
 	return ipoib_ud_mtu(priv->max_ib_mtu);
 }
 
-/* Largest MTU the mode and, in datagram mode, the broadcast group allow. */
+/* The largest MTU the current mode allows on this port. */
+static unsigned int mode_max_mtu(struct ipoib_dev *priv)
+{
+	if (ipoib_mode_connected(priv))
+		return IPOIB_CM_MAX_MTU;
+	return ipoib_ud_payload_mtu(priv);
+}
+
+/*
+ * Largest MTU the mode and, in datagram mode, the broadcast group allow.
+ * Connected mode leaves it to each destination (ICMP "too big").
+ */
 static unsigned int usable_mtu(struct ipoib_dev *priv)
 {
+	if (ipoib_mode_connected(priv))
+		return mode_max_mtu(priv);
 	return min(priv->mcast_mtu, mode_max_mtu(priv));
 }
 
@@ -196,8 +204,12 @@ static int ipoib_change_mtu(struct net_device *dev, int new_mtu)
 	unsigned int limit = usable_mtu(priv);
 
 	if (new_mtu > limit) {
-		netdev_warn(dev, "MTU %d refused: datagram mode allows at most %u (IB MTU %u of the broadcast group, minus 4)\n",
-			    new_mtu, limit, limit + IPOIB_ENCAP_LEN);
+		if (ipoib_mode_connected(priv))
+			netdev_warn(dev, "MTU %d refused: connected mode allows at most %u\n",
+				    new_mtu, limit);
+		else
+			netdev_warn(dev, "MTU %d refused: datagram mode allows at most %u (IB MTU %u of the broadcast group, minus 4)\n",
+				    new_mtu, limit, limit + IPOIB_ENCAP_LEN);
 		return -EINVAL;
 	}
 	priv->admin_mtu = new_mtu;
@@ -207,18 +219,103 @@ static int ipoib_change_mtu(struct net_device *dev, int new_mtu)
 
 /*
  * The broadcast group or the port changed what we may use: follow it, but
- * never above what the user set.  Called with rtnl held.
+ * never above what the user set.  Called with rtnl held.  dev_set_mtu()
+ * tells the notifiers the old MTU too, which some of them read.
  */
 void ipoib_update_mtu(struct ipoib_dev *priv)
 {
-	unsigned int mtu = min(priv->admin_mtu, usable_mtu(priv));
+	unsigned int admin = priv->admin_mtu;
+	unsigned int mtu = min(admin, usable_mtu(priv));
+	int ret;
 
 	ASSERT_RTNL();
+	if (mtu > priv->dev->max_mtu)
+		priv->dev->max_mtu = mode_max_mtu(priv);
+	if (priv->dev->mtu != mtu) {
+		ret = dev_set_mtu(priv->dev, mtu);
+		if (ret)
+			netdev_warn(priv->dev, "cannot follow the fabric to MTU %u: %d\n",
+				    mtu, ret);
+	}
+	priv->admin_mtu = admin;	/* following is not the user's choice */
 	priv->dev->max_mtu = mode_max_mtu(priv);
-	if (priv->dev->mtu == mtu)
+}
+
+/*
+ * Connected mode: RC and UC have no checksum or segmentation offload, and
+ * a TSO packet could exceed a connection's MTU.
+ */
+static netdev_features_t ipoib_fix_features(struct net_device *dev,
+					    netdev_features_t features)
+{
+	if (ipoib_mode_connected(ipoib_priv(dev)))
+		features &= ~(NETIF_F_IP_CSUM | NETIF_F_TSO);
+	return features;
+}
+
+/* rtnl held: RC/UC flags in our link address as the mode says. */
+static void set_addr_flags(struct ipoib_dev *priv, u8 flags)
+{
+	if (priv->dev->dev_addr[0] == flags)
 		return;
-	priv->dev->mtu = mtu;
-	call_netdevice_notifiers(NETDEV_CHANGEMTU, priv->dev);
+	dev_addr_mod(priv->dev, 0, &flags, 1);
+	call_netdevice_notifiers(NETDEV_CHANGEADDR, priv->dev);
+}
+
+/*
+ * sysfs "mode" and netlink IFLA_IPOIB_MODE, rtnl held.  Connected mode
+ * raises the MTU to 65520 and drops the offloads RC/UC lack; datagram
+ * mode clamps the MTU back to what UD and the broadcast group carry.
+ */
+int ipoib_set_mode(struct ipoib_dev *priv, bool connected,
+		   struct netlink_ext_ack *extack)
+{
+	struct net_device *dev = priv->dev;
+	int ret = 0;
+
+	ASSERT_RTNL();
+	if (connected == ipoib_mode_connected(priv))
+		return 0;
+	if (connected && !ipoib_cm_supported(priv)) {
+		NL_SET_ERR_MSG(extack, "connected mode needs a port with a connection manager");
+		netdev_warn(dev, "connected mode refused: port %u has no IB CM\n",
+			    priv->port);
+		return -EOPNOTSUPP;
+	}
+
+	mutex_lock(&priv->state_lock);
+	if (connected) {
+		set_bit(IPOIB_CM_MODE, &priv->flags);
+		if (test_bit(IPOIB_QP_READY, &priv->flags))
+			ret = ipoib_cm_up(priv);
+		if (ret)
+			clear_bit(IPOIB_CM_MODE, &priv->flags);
+	} else {
+		clear_bit(IPOIB_CM_MODE, &priv->flags);
+		/* No transmit uses a connection once this returns. */
+		netif_tx_lock_bh(dev);
+		netif_tx_unlock_bh(dev);
+		ipoib_cm_down(priv);
+	}
+	mutex_unlock(&priv->state_lock);
+	if (ret) {
+		NL_SET_ERR_MSG(extack, "connected mode could not start");
+		return ret;
+	}
+
+	set_addr_flags(priv, connected ? ipoib_cm_addr_flags() : 0);
+	netdev_update_features(dev);
+	if (connected) {
+		dev->max_mtu = mode_max_mtu(priv);
+		dev_set_mtu(dev, IPOIB_CM_MAX_MTU);
+	} else {
+		dev_set_mtu(dev, min_t(unsigned int, dev->mtu,
+				       usable_mtu(priv)));
+		dev->max_mtu = mode_max_mtu(priv);
+	}
+	netdev_info(dev, "%s mode, MTU %u\n",
+		    connected ? "connected" : "datagram", dev->mtu);
+	return 0;
 }
 
 static void ipoib_set_rx_mode(struct net_device *dev)
@@ -287,9 +384,12 @@ static int ipoib_init(struct net_device *dev)
 		priv->rx_size = ipoib_recvq_size;
 	if (!priv->tx_size)
 		priv->tx_size = ipoib_sendq_size;
-	ret = ipoib_transport_init(priv);
+	ret = ipoib_cm_dev_init(priv);
 	if (ret)
 		goto err_neigh;
+	ret = ipoib_transport_init(priv);
+	if (ret)
+		goto err_cm;
 	ret = rdma_query_gid(priv->ca, priv->port, 0, &priv->local_gid);
 	if (ret)
 		goto err_transport;
@@ -307,6 +407,8 @@ static int ipoib_init(struct net_device *dev)
 
 err_transport:
 	ipoib_transport_cleanup(priv);
+err_cm:
+	ipoib_cm_dev_cleanup(priv);
 err_neigh:
 	ipoib_neigh_table_destroy(priv);
 err_wq:
@@ -337,6 +439,7 @@ static void ipoib_uninit(struct net_device *dev)
 	cancel_delayed_work_sync(&priv->ah_reap_task);
 	ipoib_ah_reap_all(priv);
 	ipoib_transport_cleanup(priv);
+	ipoib_cm_dev_cleanup(priv);
 	destroy_workqueue(priv->wq);
 }
 
@@ -384,6 +487,7 @@ static const struct net_device_ops ipoib_netdev_ops = {
 	.ndo_tx_timeout = ipoib_tx_timeout,
 	.ndo_get_stats64 = ipoib_get_stats64,
 	.ndo_change_mtu = ipoib_change_mtu,
+	.ndo_fix_features = ipoib_fix_features,
 	.ndo_set_rx_mode = ipoib_set_rx_mode,
 	.ndo_get_iflink = ipoib_get_iflink,
 };

@@ -236,4 +236,62 @@ static inline int ipoib_addr_cmp_noflags(const unsigned char *a,
 	return 0;
 }
 
+/*
+ * RFC 4755 section 6: the private data of every CM message that sets up a
+ * connection (REQ, REP, REJ): {reserved:8, UD QPN:24}{receive MTU:32}, in
+ * network order.
+ */
+#define IPOIB_CM_PRIV_LEN	8
+#define IPOIB_CM_MIN_RX_MTU	(IPOIB_MIN_MTU + IPOIB_ENCAP_LEN)
+
+static inline void ipoib_cm_priv_make(unsigned char *p, unsigned int qpn,
+				      unsigned int rx_mtu)
+{
+	p[0] = 0;
+	p[1] = (qpn >> 16) & 0xff;
+	p[2] = (qpn >> 8) & 0xff;
+	p[3] = qpn & 0xff;
+	p[4] = (rx_mtu >> 24) & 0xff;
+	p[5] = (rx_mtu >> 16) & 0xff;
+	p[6] = (rx_mtu >> 8) & 0xff;
+	p[7] = rx_mtu & 0xff;
+}
+
+/*
+ * Read what a peer sent: 0 when usable, -1 when too short, naming no
+ * usable UD QPN (0 is the SMI, 0xffffff multicast), or a receive MTU too
+ * small to carry an IPv4 packet.  The CM hands over the whole fixed-size
+ * field, so a short private data shows as zeros there.
+ */
+static inline int ipoib_cm_priv_parse(const unsigned char *p, unsigned int len,
+				      unsigned int *qpn, unsigned int *rx_mtu)
+{
+	unsigned int q, m;
+
+	if (!p || len < IPOIB_CM_PRIV_LEN)
+		return -1;
+	q = (p[1] << 16) | (p[2] << 8) | p[3];
+	m = ((unsigned int)p[4] << 24) | (p[5] << 16) | (p[6] << 8) | p[7];
+	if (q == 0 || q == IPOIB_MCAST_QPN || m < IPOIB_CM_MIN_RX_MTU)
+		return -1;
+	*qpn = q;
+	*rx_mtu = m;
+	return 0;
+}
+
+/*
+ * Service IDs a connection is asked for.  RFC 4755 3.5: first octet 0x01,
+ * type 0, reserved zero, the UD QPN in the low 24 bits.  The in-tree Linux
+ * driver listens on 0x1000000000000000 | QPN instead.
+ */
+#define IPOIB_CM_SID_LINUX	0x1000000000000000ULL
+#define IPOIB_CM_SID_RFC	0x0100000000000000ULL
+
+static inline unsigned long long ipoib_cm_service_id(unsigned int qpn,
+						     int rfc_form)
+{
+	return (rfc_form ? IPOIB_CM_SID_RFC : IPOIB_CM_SID_LINUX) |
+	       (qpn & IPOIB_QPN_MASK);
+}
+
 #endif /* IPOIB_WIRE_H */

@@ -221,6 +221,50 @@ static void test_crossing(void)
 	CHECK(ipoib_addr_cmp_noflags(a, b) == 0, "flags do not count");
 }
 
+/* RFC 4755 6: private data, and what a malformed one looks like. */
+static void test_cm_priv(void)
+{
+	unsigned char p[IPOIB_CM_PRIV_LEN], zero[92] = { 0 };
+	unsigned int qpn = 0, mtu = 0;
+
+	ipoib_cm_priv_make(p, 0x123456, 65524);
+	CHECK(p[0] == 0 && p[1] == 0x12 && p[2] == 0x34 && p[3] == 0x56,
+	      "reserved octet, then the QPN most significant first");
+	CHECK(p[4] == 0 && p[5] == 0 && p[6] == 0xff && p[7] == 0xf4,
+	      "receive MTU in network order");
+	CHECK(ipoib_cm_priv_parse(p, sizeof(p), &qpn, &mtu) == 0 &&
+	      qpn == 0x123456 && mtu == 65524, "round trip");
+	p[0] = 0xaa;
+	CHECK(ipoib_cm_priv_parse(p, sizeof(p), &qpn, &mtu) == 0 &&
+	      qpn == 0x123456, "reserved octet ignored");
+	CHECK(ipoib_cm_priv_parse(p, 7, &qpn, &mtu) < 0, "7 octets too short");
+	CHECK(ipoib_cm_priv_parse(NULL, 8, &qpn, &mtu) < 0, "none at all");
+	CHECK(ipoib_cm_priv_parse(zero, sizeof(zero), &qpn, &mtu) < 0,
+	      "zero-padded short data: QPN 0");
+	ipoib_cm_priv_make(p, 0, 65524);
+	CHECK(ipoib_cm_priv_parse(p, sizeof(p), &qpn, &mtu) < 0, "QPN 0");
+	ipoib_cm_priv_make(p, IPOIB_MCAST_QPN, 65524);
+	CHECK(ipoib_cm_priv_parse(p, sizeof(p), &qpn, &mtu) < 0,
+	      "multicast QPN");
+	ipoib_cm_priv_make(p, 0x48, IPOIB_CM_MIN_RX_MTU - 1);
+	CHECK(ipoib_cm_priv_parse(p, sizeof(p), &qpn, &mtu) < 0,
+	      "receive MTU below 68 + 4");
+	ipoib_cm_priv_make(p, 0x48, IPOIB_CM_MIN_RX_MTU);
+	CHECK(ipoib_cm_priv_parse(p, sizeof(p), &qpn, &mtu) == 0,
+	      "receive MTU 72 accepted");
+}
+
+/* RFC 4755 3.5 and the in-tree driver's service IDs. */
+static void test_service_id(void)
+{
+	CHECK(ipoib_cm_service_id(0x48, 0) == 0x1000000000000048ULL,
+	      "in-tree form");
+	CHECK(ipoib_cm_service_id(0x48, 1) == 0x0100000000000048ULL,
+	      "RFC form: 0x01, type 0, reserved 0, QPN");
+	CHECK(ipoib_cm_service_id(0xff123456, 1) == 0x0100000000123456ULL,
+	      "only 24 bits of QPN");
+}
+
 int main(void)
 {
 	test_addr_layout();
@@ -232,6 +276,8 @@ int main(void)
 	test_pkeys();
 	test_mtu();
 	test_crossing();
+	test_cm_priv();
+	test_service_id();
 	printf("%u passed, %u failed\n", passed, failed);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -1,0 +1,871 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Connected mode (RFC 4755): connections and the CM protocol.
+ *
+ * We listen on the service IDs our UD QPN makes (in-tree and RFC forms),
+ * send REQ/REP/REJ with {UD QPN, receive MTU} as private data, and keep
+ * the connections of an interface on one list.  A connection is made by
+ * the first unicast to a peer that advertises RC (or UC) in its address,
+ * torn down when idle, on DREQ, on errors (the peer then gets datagrams
+ * for a while, with backoff), and when the interface goes down.
+ *
+ * Setting up and tearing down a connection sleeps, so both run from the
+ * connection's work item; CM handlers and completion handlers only
+ * change its state.
+ */
+#include <linux/module.h>
+#include <linux/random.h>
+#include <linux/seq_file.h>
+#include <rdma/ib_cache.h>
+#include "ipoib_cm.h"
+
+static char *cm_policy = "compatible";
+module_param(cm_policy, charp, 0444);
+MODULE_PARM_DESC(cm_policy,
+		 "Connected mode: \"compatible\" (default) sends only on connections this end opened, as the in-tree driver; \"rfc\" keeps one connection per pair and settles crossed REQs (RFC 4755 3.3)");
+
+static char *cm_service_id = "linux";
+module_param(cm_service_id, charp, 0444);
+MODULE_PARM_DESC(cm_service_id,
+		 "Service ID form we connect to: \"linux\" (default, 0x1000000000000000|QPN, what in-tree peers listen on) or \"rfc\" (0x01... of RFC 4755 3.5); we listen on both");
+
+bool ipoib_cm_uc;
+module_param_named(cm_uc, ipoib_cm_uc, bool, 0444);
+MODULE_PARM_DESC(cm_uc,
+		 "Advertise and use UC connections when the peer does too (default N: RC)");
+
+unsigned int ipoib_cm_idle_timeout = 60;
+module_param_named(cm_idle_timeout, ipoib_cm_idle_timeout, uint, 0444);
+MODULE_PARM_DESC(cm_idle_timeout,
+		 "Seconds without traffic before a connection is torn down, 0 never, at most 86400 (default 60)");
+
+unsigned int ipoib_cm_max_conn_nosrq = 64;
+module_param_named(cm_max_conn_nosrq, ipoib_cm_max_conn_nosrq, uint, 0444);
+MODULE_PARM_DESC(cm_max_conn_nosrq,
+		 "Connections per interface when the HCA has no SRQ (each has its own receive ring), 0-1024 (default 64)");
+
+int ipoib_cm_policy;
+bool ipoib_cm_sid_rfc;
+struct workqueue_struct *ipoib_cm_wq;
+
+static int parse_choice(const char *name, const char *val, const char *a,
+			const char *b, int *out)
+{
+	if (sysfs_streq(val, a)) {
+		*out = 0;
+		return 0;
+	}
+	if (sysfs_streq(val, b)) {
+		*out = 1;
+		return 0;
+	}
+	pr_err(DRV_NAME ": %s=%s: must be %s or %s\n", name, val, a, b);
+	return -EINVAL;
+}
+
+int ipoib_cm_check_params(void)
+{
+	int v, ret;
+
+	ret = parse_choice("cm_policy", cm_policy, "compatible", "rfc",
+			   &ipoib_cm_policy);
+	if (ret)
+		return ret;
+	ret = parse_choice("cm_service_id", cm_service_id, "linux", "rfc", &v);
+	if (ret)
+		return ret;
+	ipoib_cm_sid_rfc = v;
+	if (ipoib_cm_idle_timeout > 86400) {
+		pr_err(DRV_NAME ": cm_idle_timeout=%u out of range 0-86400\n",
+		       ipoib_cm_idle_timeout);
+		return -EINVAL;
+	}
+	if (ipoib_cm_max_conn_nosrq > 1024) {
+		pr_err(DRV_NAME ": cm_max_conn_nosrq=%u out of range 0-1024\n",
+		       ipoib_cm_max_conn_nosrq);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int ipoib_cm_module_init(void)
+{
+	ipoib_cm_wq = alloc_workqueue("%s_cm", WQ_MEM_RECLAIM, 0, DRV_NAME);
+	return ipoib_cm_wq ? 0 : -ENOMEM;
+}
+
+void ipoib_cm_module_exit(void)
+{
+	destroy_workqueue(ipoib_cm_wq);
+}
+
+u8 ipoib_cm_addr_flags(void)
+{
+	return IPOIB_FLAG_RC | (ipoib_cm_uc ? IPOIB_FLAG_UC : 0);
+}
+
+bool ipoib_cm_supported(const struct ipoib_dev *priv)
+{
+	return priv->cm;
+}
+
+static const char *conn_state_name(enum ipoib_cm_state s)
+{
+	switch (s) {
+	case IPOIB_CM_CONNECTING:
+		return "connecting";
+	case IPOIB_CM_LIVE:
+		return "live";
+	case IPOIB_CM_WAIT_PEER:
+		return "wait-peer";
+	default:
+		return "dead";
+	}
+}
+
+void ipoib_cm_touch(struct ipoib_cm_conn *conn)
+{
+	if (time_after(jiffies, READ_ONCE(conn->last_used)))
+		WRITE_ONCE(conn->last_used, jiffies);
+}
+
+static void conn_work(struct work_struct *work);
+
+/* Under priv->lock.  NULL when out of memory or at the no-SRQ limit. */
+struct ipoib_cm_conn *ipoib_cm_conn_new(struct ipoib_dev *priv,
+					const u8 *peer, bool initiator)
+{
+	struct ipoib_cm_dev *cm = priv->cm;
+	struct ipoib_cm_conn *conn;
+
+	if (!cm->srq && cm->nr_conns >= ipoib_cm_max_conn_nosrq) {
+		net_info_ratelimited("%s: %u connections, the most without an SRQ (cm_max_conn_nosrq)\n",
+				     priv->dev->name, cm->nr_conns);
+		return NULL;
+	}
+	conn = kzalloc(sizeof(*conn), GFP_ATOMIC);
+	if (!conn)
+		return NULL;
+	conn->priv = priv;
+	memcpy(conn->peer, peer, IPOIB_ALEN);
+	conn->initiator = initiator;
+	conn->can_send = initiator || ipoib_cm_policy == IPOIB_CM_POLICY_RFC;
+	conn->type = initiator && ipoib_cm_uc &&
+		     (ipoib_addr_flags(peer) & IPOIB_FLAG_UC) ?
+		     IB_QPT_UC : IB_QPT_RC;
+	conn->state = IPOIB_CM_CONNECTING;
+	conn->created = jiffies;
+	conn->last_used = jiffies;
+	skb_queue_head_init(&conn->queue);
+	INIT_WORK(&conn->work, conn_work);
+	init_completion(&conn->last_wqe);
+	list_add_tail(&conn->link, &cm->conns);
+	cm->nr_conns++;
+	return conn;
+}
+
+static bool same_peer(const struct ipoib_cm_conn *conn, const u8 *peer)
+{
+	return !ipoib_addr_cmp_noflags(conn->peer, peer);
+}
+
+/* Under priv->lock: the connection to send on, a live one first. */
+struct ipoib_cm_conn *ipoib_cm_find_sendable(struct ipoib_dev *priv,
+					     const u8 *peer)
+{
+	struct ipoib_cm_conn *conn, *found = NULL;
+
+	list_for_each_entry(conn, &priv->cm->conns, link) {
+		if (!conn->can_send || !same_peer(conn, peer))
+			continue;
+		if (conn->state == IPOIB_CM_LIVE)
+			return conn;
+		if (!found)
+			found = conn;
+	}
+	return found;
+}
+
+/*
+ * Any context, no lock held: unlink the connection, send what waited for
+ * it another way (its neighbours back off first if it failed), and have
+ * its work item tear it down.
+ */
+void ipoib_cm_conn_kill(struct ipoib_cm_conn *conn, bool failed)
+{
+	struct ipoib_dev *priv = conn->priv;
+	struct ipoib_neigh *neigh;
+	struct sk_buff_head q;
+	unsigned long flags;
+
+	__skb_queue_head_init(&q);
+	spin_lock_irqsave(&priv->lock, flags);
+	if (conn->state == IPOIB_CM_DEAD) {
+		spin_unlock_irqrestore(&priv->lock, flags);
+		return;
+	}
+	if (conn->state == IPOIB_CM_LIVE)
+		atomic_long_dec(&priv->counters[IPOIB_CNT_CM_CONNECTIONS]);
+	WRITE_ONCE(conn->state, IPOIB_CM_DEAD);
+	conn->failed = failed;
+	list_del(&conn->link);
+	priv->cm->nr_conns--;
+	list_for_each_entry(neigh, &priv->neigh_list, all_link) {
+		if (rcu_access_pointer(neigh->cm) != conn)
+			continue;
+		RCU_INIT_POINTER(neigh->cm, NULL);
+		if (!failed)
+			continue;
+		neigh->cm_backoff = clamp(neigh->cm_backoff * 2,
+					  (unsigned long)IPOIB_CM_RETRY_MIN,
+					  (unsigned long)IPOIB_CM_RETRY_MAX);
+		neigh->cm_retry_at = jiffies + neigh->cm_backoff;
+	}
+	skb_queue_splice_init(&conn->queue, &q);
+	spin_unlock_irqrestore(&priv->lock, flags);
+
+	if (failed)
+		ipoib_count(priv, IPOIB_CNT_CM_FALLBACKS);
+	queue_work(ipoib_cm_wq, &conn->work);
+	ipoib_requeue(priv, &q);
+}
+
+/* The connection carries traffic: send what waited for it. */
+static void conn_set_live(struct ipoib_cm_conn *conn)
+{
+	struct ipoib_dev *priv = conn->priv;
+	struct ipoib_neigh *neigh;
+	struct sk_buff_head q;
+	unsigned long flags;
+
+	__skb_queue_head_init(&q);
+	spin_lock_irqsave(&priv->lock, flags);
+	if (conn->state == IPOIB_CM_DEAD || conn->state == IPOIB_CM_LIVE) {
+		spin_unlock_irqrestore(&priv->lock, flags);
+		return;
+	}
+	WRITE_ONCE(conn->state, IPOIB_CM_LIVE);
+	ipoib_count(priv, IPOIB_CNT_CM_CONNECTIONS);
+	ipoib_count(priv, IPOIB_CNT_CM_ESTABLISHED);
+	list_for_each_entry(neigh, &priv->neigh_list, all_link)
+		if (same_peer(conn, neigh->daddr))
+			neigh->cm_backoff = 0;
+	skb_queue_splice_init(&conn->queue, &q);
+	spin_unlock_irqrestore(&priv->lock, flags);
+	ipoib_cm_touch(conn);
+	ipoib_dbg(priv, "%s connection to %pI6 up, MTU %u\n",
+		  conn->type == IB_QPT_UC ? "UC" : "RC",
+		  ipoib_addr_gid(conn->peer), conn->mtu);
+	ipoib_requeue(priv, &q);
+}
+
+static void qp_event(struct ib_event *ev, void *ctx)
+{
+	struct ipoib_cm_conn *conn = ctx;
+
+	switch (ev->event) {
+	case IB_EVENT_COMM_EST:
+		/* Data before the RTU: the CM learns it is established. */
+		if (conn->id)
+			ib_cm_notify(conn->id, IB_EVENT_COMM_EST);
+		break;
+	case IB_EVENT_QP_LAST_WQE_REACHED:
+		complete(&conn->last_wqe);
+		break;
+	default:
+		break;
+	}
+}
+
+/* CQs, the QP and the rings of a connection; the QP stays in RESET. */
+static int conn_create_qp(struct ipoib_cm_conn *conn)
+{
+	struct ipoib_dev *priv = conn->priv;
+	struct ib_device *ca = priv->ca;
+	int vector = priv->send_cq->comp_vector;
+	struct ib_qp_init_attr attr = {
+		.event_handler = qp_event,
+		.qp_context = conn,
+		.srq = priv->cm->srq,
+		.cap = {
+			.max_send_wr = IPOIB_CM_TX_RING,
+			.max_send_sge = priv->max_send_sge,
+		},
+		.sq_sig_type = IB_SIGNAL_ALL_WR,
+		.qp_type = conn->type,
+	};
+	int ret;
+
+	if (!priv->cm->srq) {
+		attr.cap.max_recv_wr = IPOIB_CM_NOSRQ_RING;
+		attr.cap.max_recv_sge = IPOIB_CM_RX_SGE;
+	}
+	ret = ipoib_cm_tx_alloc(conn);
+	if (ret)
+		return ret;
+	conn->send_cq = ib_alloc_cq(ca, conn, IPOIB_CM_TX_RING + 1, vector,
+				    IB_POLL_SOFTIRQ);
+	if (IS_ERR(conn->send_cq)) {
+		ret = PTR_ERR(conn->send_cq);
+		conn->send_cq = NULL;
+		return ret;
+	}
+	conn->recv_cq = ib_alloc_cq(ca, conn, ipoib_cm_rx_entries(priv) + 1,
+				    vector, IB_POLL_SOFTIRQ);
+	if (IS_ERR(conn->recv_cq)) {
+		ret = PTR_ERR(conn->recv_cq);
+		conn->recv_cq = NULL;
+		return ret;
+	}
+	attr.send_cq = conn->send_cq;
+	attr.recv_cq = conn->recv_cq;
+	conn->qp = ib_create_qp(priv->pd, &attr);
+	if (IS_ERR(conn->qp)) {
+		ret = PTR_ERR(conn->qp);
+		conn->qp = NULL;
+		return ret;
+	}
+	return 0;
+}
+
+/* Move the QP to state as the CM says; sq_psn overrides when non-zero. */
+static int conn_modify(struct ipoib_cm_conn *conn, enum ib_qp_state state,
+		       u32 sq_psn)
+{
+	struct ib_qp_attr attr = { .qp_state = state };
+	int mask, ret;
+
+	ret = ib_cm_init_qp_attr(conn->id, &attr, &mask);
+	if (ret)
+		return ret;
+	if (state == IB_QPS_RTS && sq_psn)
+		attr.sq_psn = sq_psn;
+	return ib_modify_qp(conn->qp, &attr, mask);
+}
+
+static void make_priv_data(struct ipoib_dev *priv, u8 *pd)
+{
+	ipoib_cm_priv_make(pd, priv->qpn, IPOIB_CM_BUF_SIZE);
+}
+
+static int cm_handler(struct ib_cm_id *id, const struct ib_cm_event *ev);
+
+/* Initiator, from the work item: QP to INIT, then the REQ. */
+static int conn_connect(struct ipoib_cm_conn *conn)
+{
+	struct ipoib_dev *priv = conn->priv;
+	u8 pd[IPOIB_CM_PRIV_LEN];
+	struct ib_qp_attr attr = {
+		.qp_state = IB_QPS_INIT,
+		.pkey_index = priv->pkey_index,
+		.port_num = priv->port,
+	};
+	struct ib_cm_req_param req = {
+		.primary_path = &conn->path,
+		.qp_type = conn->type,
+		.starting_psn = get_random_u32() & 0xffffff,
+		.private_data = pd,
+		.private_data_len = sizeof(pd),
+		.remote_cm_response_timeout = 20,
+		.local_cm_response_timeout = 20,
+		.retry_count = 7,
+		.rnr_retry_count = 7,
+		.max_cm_retries = 15,
+		.srq = !!priv->cm->srq,
+	};
+	struct ib_cm_id *id;
+	int ret;
+
+	id = ib_create_cm_id(priv->ca, cm_handler, conn);
+	if (IS_ERR(id))
+		return PTR_ERR(id);
+	conn->id = id;
+	ret = conn_create_qp(conn);
+	if (ret)
+		return ret;
+	ret = ib_modify_qp(conn->qp, &attr, IB_QP_STATE | IB_QP_PKEY_INDEX |
+			   IB_QP_PORT | IB_QP_ACCESS_FLAGS);
+	if (ret)
+		return ret;
+	ret = ipoib_cm_rx_ring_init(conn);
+	if (ret)
+		return ret;
+	make_priv_data(priv, pd);
+	req.qp_num = conn->qp->qp_num;
+	req.service_id = cpu_to_be64(ipoib_cm_service_id(ipoib_addr_qpn(conn->peer),
+							 ipoib_cm_sid_rfc));
+	ret = ib_send_cm_req(id, &req);
+	if (ret)
+		return ret;
+	ipoib_count(priv, IPOIB_CNT_CM_REQS_SENT);
+	return 0;
+}
+
+/* From the work item, after kill: nothing else refers to it any more. */
+static void conn_destroy(struct ipoib_cm_conn *conn)
+{
+	struct ipoib_dev *priv = conn->priv;
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+
+	/* No transmit still holds the pointer it read before the kill. */
+	netif_tx_lock_bh(priv->dev);
+	netif_tx_unlock_bh(priv->dev);
+	/* Sends the DREQ (or REJ) the connection's state calls for. */
+	if (conn->id)
+		ib_destroy_cm_id(conn->id);
+	if (conn->qp) {
+		if (!ib_modify_qp(conn->qp, &attr, IB_QP_STATE)) {
+			ipoib_cm_tx_drain(conn);
+			ipoib_cm_rx_ring_drain(conn);
+		}
+		ib_destroy_qp(conn->qp);
+	}
+	if (conn->send_cq)
+		ib_free_cq(conn->send_cq);
+	if (conn->recv_cq)
+		ib_free_cq(conn->recv_cq);
+	ipoib_cm_tx_free(conn);
+	ipoib_cm_rx_ring_free(conn);
+	ipoib_drop_queue(priv, &conn->queue, IPOIB_CNT_CM_TX_DROP_QUEUE);
+	kfree_rcu(conn, rcu);
+}
+
+static void conn_work(struct work_struct *work)
+{
+	struct ipoib_cm_conn *conn = container_of(work, struct ipoib_cm_conn,
+						  work);
+	int ret;
+
+	if (READ_ONCE(conn->state) == IPOIB_CM_DEAD) {
+		conn_destroy(conn);
+		return;
+	}
+	if (!conn->initiator || conn->id)
+		return;
+	ret = conn_connect(conn);
+	if (ret) {
+		net_info_ratelimited("%s: cannot connect to %pI6: %d; datagrams for it\n",
+				     conn->priv->dev->name,
+				     ipoib_addr_gid(conn->peer), ret);
+		ipoib_cm_conn_kill(conn, true);
+	}
+}
+
+/* Reject a REQ (or REP) with our private data; a line says why. */
+static void send_rej(struct ipoib_dev *priv, struct ib_cm_id *id,
+		     const union ib_gid *gid, const char *why)
+{
+	u8 pd[IPOIB_CM_PRIV_LEN];
+
+	make_priv_data(priv, pd);
+	ib_send_cm_rej(id, IB_CM_REJ_CONSUMER_DEFINED, NULL, 0, pd, sizeof(pd));
+	ipoib_count(priv, IPOIB_CNT_CM_REJECTS_SENT);
+	if (why)
+		net_info_ratelimited("%s: rejected a connection request from %pI6: %s\n",
+				     priv->dev->name, gid ? gid->raw : NULL,
+				     why);
+}
+
+/* Passive side: QP through INIT, RTR and RTS, then the REP. */
+static int conn_accept(struct ipoib_cm_conn *conn)
+{
+	struct ipoib_dev *priv = conn->priv;
+	u32 psn = (get_random_u32() & 0xffffff) | 1;
+	u8 pd[IPOIB_CM_PRIV_LEN];
+	struct ib_cm_rep_param rep = {
+		.private_data = pd,
+		.private_data_len = sizeof(pd),
+		.rnr_retry_count = 7,
+		.srq = !!priv->cm->srq,
+		.starting_psn = psn,
+	};
+	int ret;
+
+	ret = conn_create_qp(conn);
+	if (!ret)
+		ret = conn_modify(conn, IB_QPS_INIT, 0);
+	if (!ret)
+		ret = ipoib_cm_rx_ring_init(conn);
+	if (!ret)
+		ret = conn_modify(conn, IB_QPS_RTR, 0);
+	if (!ret)
+		ret = conn_modify(conn, IB_QPS_RTS, psn);
+	if (ret)
+		return ret;
+	make_priv_data(priv, pd);
+	rep.qp_num = conn->qp->qp_num;
+	return ib_send_cm_rep(conn->id, &rep);
+}
+
+/* Under priv->lock: our own REQ to this peer, still unanswered. */
+static struct ipoib_cm_conn *pending_req(struct ipoib_dev *priv,
+					 const u8 *peer)
+{
+	struct ipoib_cm_conn *conn;
+
+	list_for_each_entry(conn, &priv->cm->conns, link)
+		if (conn->initiator && same_peer(conn, peer) &&
+		    (conn->state == IPOIB_CM_CONNECTING ||
+		     conn->state == IPOIB_CM_WAIT_PEER))
+			return conn;
+	return NULL;
+}
+
+/* Under priv->lock, rfc policy: the one we have with it already. */
+static struct ipoib_cm_conn *live_conn(struct ipoib_dev *priv, const u8 *peer)
+{
+	struct ipoib_cm_conn *conn;
+
+	list_for_each_entry(conn, &priv->cm->conns, link)
+		if (same_peer(conn, peer) && conn->state == IPOIB_CM_LIVE)
+			return conn;
+	return NULL;
+}
+
+static int handle_req(struct ipoib_dev *priv, struct ib_cm_id *id,
+		      const struct ib_cm_event *ev)
+{
+	const struct ib_cm_req_event_param *req = &ev->param.req_rcvd;
+	const union ib_gid *gid = &req->primary_path->dgid;
+	struct ipoib_cm_conn *conn, *old = NULL;
+	unsigned int qpn, rx_mtu;
+	u8 peer[IPOIB_ALEN];
+	unsigned long flags;
+	int ret;
+
+	ipoib_count(priv, IPOIB_CNT_CM_REQS_RECEIVED);
+	if (ipoib_cm_priv_parse(ev->private_data, IB_CM_REQ_PRIVATE_DATA_SIZE,
+				&qpn, &rx_mtu)) {
+		send_rej(priv, id, gid, "private data malformed (UD QPN or receive MTU)");
+		return -EINVAL;
+	}
+	if (!req->remote_qpn) {
+		send_rej(priv, id, gid, "QPN 0");
+		return -EINVAL;
+	}
+	if (req->qp_type != IB_QPT_RC &&
+	    !(req->qp_type == IB_QPT_UC && ipoib_cm_uc)) {
+		send_rej(priv, id, gid, "unsupported QP type");
+		return -EINVAL;
+	}
+	ipoib_addr_make(peer, req->qp_type == IB_QPT_UC ? IPOIB_FLAG_UC :
+			IPOIB_FLAG_RC, qpn, gid->raw);
+
+	spin_lock_irqsave(&priv->lock, flags);
+	if (!ipoib_cm_active(priv)) {
+		spin_unlock_irqrestore(&priv->lock, flags);
+		send_rej(priv, id, gid, "not in connected mode");
+		return -EINVAL;
+	}
+	if (ipoib_cm_policy == IPOIB_CM_POLICY_RFC) {
+		old = pending_req(priv, peer);
+		if (old) {
+			ipoib_count(priv, IPOIB_CNT_CM_CROSSINGS);
+			/* RFC 4755 3.3: the smaller address accepts. */
+			if (ipoib_addr_cmp_noflags(priv->dev->dev_addr,
+						   peer) > 0) {
+				spin_unlock_irqrestore(&priv->lock, flags);
+				ipoib_dbg(priv, "REQs crossed with %pI6: ours stands\n",
+					  gid->raw);
+				send_rej(priv, id, gid, NULL);
+				return -ECONNREFUSED;
+			}
+		} else {
+			/* The peer starts afresh: the old one is stale. */
+			old = live_conn(priv, peer);
+		}
+	}
+	conn = ipoib_cm_conn_new(priv, peer, false);
+	if (!conn) {
+		spin_unlock_irqrestore(&priv->lock, flags);
+		send_rej(priv, id, gid, "no room for another connection");
+		return -ENOMEM;
+	}
+	conn->type = req->qp_type;
+	conn->mtu = ipoib_cm_mtu(IPOIB_CM_BUF_SIZE, rx_mtu);
+	conn->remote_qpn = req->remote_qpn;
+	conn->id = id;
+	id->context = conn;
+	spin_unlock_irqrestore(&priv->lock, flags);
+
+	if (old)
+		ipoib_cm_conn_kill(old, false);
+	ret = conn_accept(conn);
+	if (ret) {
+		/* The CM destroys the id when we return an error. */
+		conn->id = NULL;
+		send_rej(priv, id, gid, "could not set up a QP");
+		ipoib_cm_conn_kill(conn, false);
+		return ret;
+	}
+	return 0;
+}
+
+static void handle_rep(struct ipoib_cm_conn *conn, struct ib_cm_id *id,
+		       const struct ib_cm_event *ev)
+{
+	struct ipoib_dev *priv = conn->priv;
+	unsigned int qpn, rx_mtu;
+	int ret = -EINVAL;
+
+	if (ipoib_cm_priv_parse(ev->private_data, IB_CM_REP_PRIVATE_DATA_SIZE,
+				&qpn, &rx_mtu) ||
+	    qpn != ipoib_addr_qpn(conn->peer))
+		goto fail;
+	conn->mtu = ipoib_cm_mtu(IPOIB_CM_BUF_SIZE, rx_mtu);
+	conn->remote_qpn = ev->param.rep_rcvd.remote_qpn;
+	ret = conn_modify(conn, IB_QPS_RTR, 0);
+	if (!ret)
+		ret = conn_modify(conn, IB_QPS_RTS, 0);
+	if (!ret)
+		ret = ib_send_cm_rtu(id, NULL, 0);
+	if (ret)
+		goto fail;
+	conn_set_live(conn);
+	return;
+
+fail:
+	send_rej(priv, id, (const union ib_gid *)ipoib_addr_gid(conn->peer),
+		 ret == -EINVAL ? "bad private data in the REP" :
+		 "could not bring the QP up");
+	ipoib_cm_conn_kill(conn, true);
+}
+
+static void handle_rej(struct ipoib_cm_conn *conn,
+		       const struct ib_cm_event *ev)
+{
+	struct ipoib_dev *priv = conn->priv;
+	int reason = ev->param.rej_rcvd.reason;
+	unsigned long flags;
+
+	ipoib_count(priv, IPOIB_CNT_CM_REJECTS_RECEIVED);
+	/*
+	 * Crossed REQs and the peer is the larger: its REQ comes to us, so
+	 * hold the packets for the connection that will win.
+	 */
+	if (conn->initiator && ipoib_cm_policy == IPOIB_CM_POLICY_RFC &&
+	    reason == IB_CM_REJ_CONSUMER_DEFINED &&
+	    ipoib_addr_cmp_noflags(priv->dev->dev_addr, conn->peer) < 0) {
+		spin_lock_irqsave(&priv->lock, flags);
+		if (conn->state == IPOIB_CM_CONNECTING) {
+			conn->state = IPOIB_CM_WAIT_PEER;
+			conn->created = jiffies;
+		}
+		spin_unlock_irqrestore(&priv->lock, flags);
+		return;
+	}
+	net_info_ratelimited("%s: %pI6 refused a connection (reason %d); datagrams for it\n",
+			     priv->dev->name, ipoib_addr_gid(conn->peer),
+			     reason);
+	ipoib_cm_conn_kill(conn, true);
+}
+
+static int cm_handler(struct ib_cm_id *id, const struct ib_cm_event *ev)
+{
+	struct ipoib_cm_conn *conn = id->context;
+
+	switch (ev->event) {
+	case IB_CM_REQ_RECEIVED:
+		return handle_req(id->context, id, ev);
+	case IB_CM_REP_RECEIVED:
+		handle_rep(conn, id, ev);
+		break;
+	case IB_CM_RTU_RECEIVED:
+	case IB_CM_USER_ESTABLISHED:
+		conn_set_live(conn);
+		break;
+	case IB_CM_REJ_RECEIVED:
+		handle_rej(conn, ev);
+		break;
+	case IB_CM_DREQ_RECEIVED:
+		ib_send_cm_drep(id, NULL, 0);
+		ipoib_count(conn->priv, IPOIB_CNT_CM_DISCONNECTS);
+		ipoib_cm_conn_kill(conn, false);
+		break;
+	case IB_CM_REQ_ERROR:
+	case IB_CM_REP_ERROR:
+		net_info_ratelimited("%s: no answer from %pI6 to connection set-up; datagrams for it\n",
+				     conn->priv->dev->name,
+				     ipoib_addr_gid(conn->peer));
+		ipoib_cm_conn_kill(conn, true);
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+/* Idle connections go; so does a lost crossing whose winner never came. */
+static void reap_task(struct work_struct *work)
+{
+	struct ipoib_cm_dev *cm = container_of(to_delayed_work(work),
+					       struct ipoib_cm_dev, reap_task);
+	struct ipoib_dev *priv = cm->priv;
+	unsigned long idle = ipoib_cm_idle_timeout * HZ;
+	struct ipoib_cm_conn *conn, *victim;
+	unsigned long flags;
+	bool failed;
+
+	do {
+		victim = NULL;
+		failed = false;
+		spin_lock_irqsave(&priv->lock, flags);
+		list_for_each_entry(conn, &cm->conns, link) {
+			if (conn->state == IPOIB_CM_WAIT_PEER &&
+			    time_after(jiffies,
+				       conn->created + IPOIB_CM_PEER_WAIT)) {
+				victim = conn;
+				failed = true;
+				break;
+			}
+			if (idle && conn->state == IPOIB_CM_LIVE &&
+			    time_after(jiffies,
+				       READ_ONCE(conn->last_used) + idle)) {
+				victim = conn;
+				break;
+			}
+		}
+		spin_unlock_irqrestore(&priv->lock, flags);
+		if (victim) {
+			if (!failed)
+				ipoib_count(priv, IPOIB_CNT_CM_REAPED);
+			ipoib_cm_conn_kill(victim, failed);
+		}
+	} while (victim);
+
+	if (ipoib_cm_active(priv))
+		queue_delayed_work(ipoib_cm_wq, &cm->reap_task, HZ);
+}
+
+int ipoib_cm_dev_init(struct ipoib_dev *priv)
+{
+	struct ipoib_cm_dev *cm;
+
+	if (!rdma_cap_ib_cm(priv->ca, priv->port))
+		return 0;
+	cm = kzalloc(sizeof(*cm), GFP_KERNEL);
+	if (!cm)
+		return -ENOMEM;
+	cm->priv = priv;
+	INIT_LIST_HEAD(&cm->conns);
+	INIT_DELAYED_WORK(&cm->reap_task, reap_task);
+	priv->cm = cm;
+	return 0;
+}
+
+void ipoib_cm_dev_cleanup(struct ipoib_dev *priv)
+{
+	kfree(priv->cm);
+	priv->cm = NULL;
+}
+
+static void stop_listening(struct ipoib_cm_dev *cm)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cm->listen); i++) {
+		if (cm->listen[i])
+			ib_destroy_cm_id(cm->listen[i]);
+		cm->listen[i] = NULL;
+	}
+}
+
+/* state_lock held, UD QP up, connected mode chosen: start listening. */
+int ipoib_cm_up(struct ipoib_dev *priv)
+{
+	struct ipoib_cm_dev *cm = priv->cm;
+	unsigned int i;
+	int ret;
+
+	if (!cm || !ipoib_mode_connected(priv) ||
+	    test_bit(IPOIB_CM_RUNNING, &priv->flags))
+		return 0;
+	ret = ipoib_cm_srq_init(priv);
+	if (ret)
+		return ret;
+	for (i = 0; i < ARRAY_SIZE(cm->listen); i++) {
+		struct ib_cm_id *id = ib_create_cm_id(priv->ca, cm_handler,
+						      priv);
+
+		if (IS_ERR(id)) {
+			ret = PTR_ERR(id);
+			goto fail;
+		}
+		cm->listen[i] = id;
+		ret = ib_cm_listen(id, cpu_to_be64(ipoib_cm_service_id(priv->qpn,
+								       i)));
+		if (ret)
+			goto fail;
+	}
+	set_bit(IPOIB_CM_RUNNING, &priv->flags);
+	queue_delayed_work(ipoib_cm_wq, &cm->reap_task, HZ);
+	return 0;
+
+fail:
+	netdev_warn(priv->dev, "cannot listen for connections: %d; datagrams only\n",
+		    ret);
+	stop_listening(cm);
+	ipoib_cm_srq_cleanup(priv);
+	return ret;
+}
+
+/* state_lock held: every connection torn down, nothing listens. */
+void ipoib_cm_down(struct ipoib_dev *priv)
+{
+	struct ipoib_cm_dev *cm = priv->cm;
+	struct ipoib_cm_conn *conn;
+	unsigned long flags;
+
+	if (!cm || !test_and_clear_bit(IPOIB_CM_RUNNING, &priv->flags))
+		return;
+	stop_listening(cm);
+	cancel_delayed_work_sync(&cm->reap_task);
+	for (;;) {
+		spin_lock_irqsave(&priv->lock, flags);
+		conn = list_first_entry_or_null(&cm->conns,
+						struct ipoib_cm_conn, link);
+		spin_unlock_irqrestore(&priv->lock, flags);
+		if (!conn)
+			break;
+		ipoib_cm_conn_kill(conn, false);
+	}
+	flush_workqueue(ipoib_cm_wq);
+	ipoib_cm_srq_cleanup(priv);
+}
+
+void ipoib_cm_stats_fold(struct ipoib_dev *priv, struct rtnl_link_stats64 *s)
+{
+	if (!priv->cm)
+		return;
+	s->rx_packets += atomic_long_read(&priv->cm->rx_packets);
+	s->rx_bytes += atomic_long_read(&priv->cm->rx_bytes);
+}
+
+void ipoib_cm_debugfs_show(struct seq_file *m, struct ipoib_dev *priv)
+{
+	struct ipoib_cm_conn *conn;
+	unsigned long flags;
+
+	if (!priv->cm) {
+		seq_puts(m, "# connected mode unsupported on this port\n");
+		return;
+	}
+	seq_printf(m, "# mode %s, policy %s, %s, receive %s\n",
+		   ipoib_mode_connected(priv) ? "connected" : "datagram",
+		   ipoib_cm_policy == IPOIB_CM_POLICY_RFC ? "rfc" : "compatible",
+		   ipoib_cm_uc ? "RC+UC" : "RC",
+		   priv->cm->srq ? "SRQ" : "per-QP rings");
+	seq_puts(m, "peer qpn remote_qpn type mtu age_s idle_s state role\n");
+	spin_lock_irqsave(&priv->lock, flags);
+	list_for_each_entry(conn, &priv->cm->conns, link)
+		seq_printf(m, "%*phC 0x%06x 0x%06x %s %u %u %u %s %s\n",
+			   IPOIB_ALEN, conn->peer,
+			   conn->qp ? conn->qp->qp_num : 0,
+			   conn->remote_qpn,
+			   conn->type == IB_QPT_UC ? "UC" : "RC", conn->mtu,
+			   jiffies_to_msecs(jiffies - conn->created) / 1000,
+			   jiffies_to_msecs(jiffies - READ_ONCE(conn->last_used)) / 1000,
+			   conn_state_name(conn->state),
+			   conn->initiator ? "initiator" : "passive");
+	spin_unlock_irqrestore(&priv->lock, flags);
+}

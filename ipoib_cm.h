@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Connected mode (RFC 4755), shared by ipoib_cm.c (connections and the CM
+ * protocol), ipoib_cm_tx.c (send) and ipoib_cm_rx.c (receive).
+ *
+ * A connection is one RC or UC QP with its ib_cm_id.  Under the
+ * "compatible" policy we send only on connections we initiated, as the
+ * in-tree driver does; under "rfc" either end sends on the one connection
+ * a pair of interfaces has.  Completions come through ib_alloc_cq() CQs
+ * polled in softirq, one pair per connection, so a connection's handlers
+ * find it as the CQ's context and stop with the CQ.
+ */
+#ifndef IPOIB_CM_H
+#define IPOIB_CM_H
+
+#include <rdma/ib_cm.h>
+#include "ipoib.h"
+
+#define IPOIB_CM_BUF_SIZE	(IPOIB_CM_MAX_MTU + IPOIB_ENCAP_LEN)
+#define IPOIB_CM_HEAD_SIZE	512	/* linear part of a receive buffer */
+#define IPOIB_CM_RX_PAGES	DIV_ROUND_UP(IPOIB_CM_BUF_SIZE - \
+					     IPOIB_CM_HEAD_SIZE, PAGE_SIZE)
+#define IPOIB_CM_RX_SGE		(IPOIB_CM_RX_PAGES + 1)
+#define IPOIB_CM_NOSRQ_RING	64	/* receives per QP without an SRQ */
+#define IPOIB_CM_TX_RING	128	/* sends per connection */
+#define IPOIB_CM_MAX_QUEUED	64	/* packets held while connecting */
+#define IPOIB_CM_CONNECT_TIMEOUT (10 * HZ)
+#define IPOIB_CM_PEER_WAIT	(3 * HZ)	/* for the REQ that won */
+#define IPOIB_CM_RETRY_MIN	HZ
+#define IPOIB_CM_RETRY_MAX	(64 * HZ)
+#define IPOIB_CM_DRAIN_TIMEOUT	(5 * HZ)
+
+enum ipoib_cm_policy {
+	IPOIB_CM_POLICY_COMPATIBLE,
+	IPOIB_CM_POLICY_RFC,
+};
+
+/* Module parameters (ipoib_cm.c). */
+extern int ipoib_cm_policy;
+extern bool ipoib_cm_sid_rfc;
+extern bool ipoib_cm_uc;
+extern unsigned int ipoib_cm_idle_timeout;
+extern unsigned int ipoib_cm_max_conn_nosrq;
+
+enum ipoib_cm_state {
+	IPOIB_CM_CONNECTING,	/* REQ sent, or REQ taken and REP sent */
+	IPOIB_CM_LIVE,		/* established: RTU sent or received */
+	IPOIB_CM_WAIT_PEER,	/* our REQ lost a crossing; theirs comes */
+	IPOIB_CM_DEAD,		/* unlinked, being torn down */
+};
+
+/* A receive buffer: a small linear head, then pages for the rest. */
+struct ipoib_cm_rx_buf {
+	struct ib_cqe cqe;
+	struct sk_buff *skb;
+	struct page *pages[IPOIB_CM_RX_PAGES];
+	u64 mapping[IPOIB_CM_RX_SGE];
+	bool posted;
+};
+
+struct ipoib_cm_tx_slot {
+	struct ib_cqe cqe;
+	struct sk_buff *skb;
+	unsigned int head_len;
+	u64 mapping[MAX_SKB_FRAGS + 1];
+};
+
+struct ipoib_cm_conn {
+	struct ipoib_dev *priv;
+	struct list_head link;		/* cm->conns, under priv->lock */
+	struct ib_cm_id *id;
+	struct ib_qp *qp;
+	struct ib_cq *send_cq;
+	struct ib_cq *recv_cq;
+	enum ib_qp_type type;
+	u8 peer[IPOIB_ALEN];		/* the peer's link address */
+	struct sa_path_rec path;	/* initiator: where the REQ goes */
+	unsigned int mtu;		/* IPoIB MTU over this connection */
+	u32 remote_qpn;			/* the peer's RC/UC QP */
+	enum ipoib_cm_state state;
+	bool initiator;
+	bool can_send;			/* the policy lets us send on it */
+	bool failed;			/* died of an error: back off */
+	unsigned long created;
+	unsigned long last_used;	/* last send or receive */
+	struct sk_buff_head queue;	/* sends waiting for LIVE */
+	struct work_struct work;	/* start, then tear down */
+	struct completion last_wqe;	/* SRQ: the QP let go of it */
+
+	/* Send ring, under netif_tx_lock; tx_tail moves in the CQ handler. */
+	struct ipoib_cm_tx_slot *tx_ring;
+	unsigned int tx_head;
+	unsigned int tx_tail;
+	struct ib_sge tx_sge[MAX_SKB_FRAGS + 1];
+
+	/* Without an SRQ: this QP's own receive ring. */
+	struct ipoib_cm_rx_buf *rx_ring;
+	atomic_t rx_posted;
+
+	struct rcu_head rcu;
+};
+
+struct ipoib_cm_dev {
+	struct ipoib_dev *priv;
+	struct ib_cm_id *listen[2];	/* in-tree and RFC service IDs */
+	struct list_head conns;		/* under priv->lock */
+	unsigned int nr_conns;
+	struct ib_srq *srq;		/* NULL: per-QP rings */
+	struct ipoib_cm_rx_buf *srq_ring;
+	unsigned int srq_size;
+	struct delayed_work reap_task;
+	atomic_long_t rx_packets;
+	atomic_long_t rx_bytes;
+};
+
+/* ipoib_cm.c */
+extern struct workqueue_struct *ipoib_cm_wq;
+void ipoib_cm_conn_kill(struct ipoib_cm_conn *conn, bool failed);
+struct ipoib_cm_conn *ipoib_cm_conn_new(struct ipoib_dev *priv,
+					const u8 *peer, bool initiator);
+struct ipoib_cm_conn *ipoib_cm_find_sendable(struct ipoib_dev *priv,
+					     const u8 *peer);
+void ipoib_cm_touch(struct ipoib_cm_conn *conn);
+
+/* ipoib_cm_tx.c */
+int ipoib_cm_tx_alloc(struct ipoib_cm_conn *conn);
+void ipoib_cm_tx_drain(struct ipoib_cm_conn *conn);
+void ipoib_cm_tx_free(struct ipoib_cm_conn *conn);
+void ipoib_cm_send(struct ipoib_dev *priv, struct ipoib_cm_conn *conn,
+		   struct sk_buff *skb);
+
+/* ipoib_cm_rx.c */
+int ipoib_cm_srq_init(struct ipoib_dev *priv);
+void ipoib_cm_srq_cleanup(struct ipoib_dev *priv);
+int ipoib_cm_rx_ring_init(struct ipoib_cm_conn *conn);
+void ipoib_cm_rx_ring_drain(struct ipoib_cm_conn *conn);
+void ipoib_cm_rx_ring_free(struct ipoib_cm_conn *conn);
+unsigned int ipoib_cm_rx_entries(const struct ipoib_dev *priv);
+
+static inline struct ipoib_cm_dev *ipoib_cm(const struct ipoib_dev *priv)
+{
+	return priv->cm;
+}
+
+#endif /* IPOIB_CM_H */

@@ -1,0 +1,345 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Connected-mode receive.  Messages are up to 65524 bytes (RFC 4755 5):
+ * each buffer is a small skb head for the headers, then pages, so no
+ * high-order allocation is ever needed.  Buffers sit on one SRQ shared by
+ * all connections, or when the HCA has no SRQ, on a ring per QP (and the
+ * number of connections is then bounded by cm_max_conn_nosrq).
+ */
+#include <linux/slab.h>
+#include <linux/delay.h>
+#include "ipoib_cm.h"
+
+static void rx_unmap(struct ipoib_dev *priv, struct ipoib_cm_rx_buf *buf,
+		     unsigned int npages)
+{
+	unsigned int i;
+
+	ib_dma_unmap_single(priv->ca, buf->mapping[0], IPOIB_CM_HEAD_SIZE,
+			    DMA_FROM_DEVICE);
+	for (i = 0; i < npages; i++)
+		ib_dma_unmap_page(priv->ca, buf->mapping[i + 1], PAGE_SIZE,
+				  DMA_FROM_DEVICE);
+}
+
+static void rx_free(struct ipoib_dev *priv, struct ipoib_cm_rx_buf *buf)
+{
+	unsigned int i;
+
+	if (!buf->skb)
+		return;
+	rx_unmap(priv, buf, IPOIB_CM_RX_PAGES);
+	dev_kfree_skb_any(buf->skb);
+	buf->skb = NULL;
+	for (i = 0; i < IPOIB_CM_RX_PAGES; i++) {
+		if (buf->pages[i])
+			__free_page(buf->pages[i]);
+		buf->pages[i] = NULL;
+	}
+}
+
+/*
+ * A fresh head and the first npages pages into skb/pages/mapping, all or
+ * nothing.  Used to fill a buffer, and to replace what a packet took.
+ */
+static int rx_alloc(struct ipoib_dev *priv, unsigned int npages, gfp_t gfp,
+		    struct sk_buff **skbp, struct page **pages, u64 *mapping)
+{
+	struct sk_buff *skb;
+	unsigned int i;
+
+	skb = __netdev_alloc_skb(priv->dev, IPOIB_CM_HEAD_SIZE, gfp);
+	if (unlikely(!skb))
+		return -ENOMEM;
+	mapping[0] = ib_dma_map_single(priv->ca, skb->data, IPOIB_CM_HEAD_SIZE,
+				       DMA_FROM_DEVICE);
+	if (unlikely(ib_dma_mapping_error(priv->ca, mapping[0]))) {
+		dev_kfree_skb_any(skb);
+		return -EIO;
+	}
+	for (i = 0; i < npages; i++) {
+		pages[i] = alloc_page(gfp);
+		if (unlikely(!pages[i]))
+			goto unwind;
+		mapping[i + 1] = ib_dma_map_page(priv->ca, pages[i], 0,
+						 PAGE_SIZE, DMA_FROM_DEVICE);
+		if (unlikely(ib_dma_mapping_error(priv->ca, mapping[i + 1]))) {
+			__free_page(pages[i]);
+			goto unwind;
+		}
+	}
+	*skbp = skb;
+	return 0;
+
+unwind:
+	while (i--) {
+		ib_dma_unmap_page(priv->ca, mapping[i + 1], PAGE_SIZE,
+				  DMA_FROM_DEVICE);
+		__free_page(pages[i]);
+	}
+	ib_dma_unmap_single(priv->ca, mapping[0], IPOIB_CM_HEAD_SIZE,
+			    DMA_FROM_DEVICE);
+	dev_kfree_skb_any(skb);
+	return -ENOMEM;
+}
+
+static void rx_done(struct ib_cq *cq, struct ib_wc *wc);
+
+static int rx_post(struct ipoib_dev *priv, struct ipoib_cm_conn *conn,
+		   struct ipoib_cm_rx_buf *buf)
+{
+	struct ib_sge sge[IPOIB_CM_RX_SGE];
+	struct ib_recv_wr wr = {
+		.wr_cqe = &buf->cqe,
+		.sg_list = sge,
+		.num_sge = IPOIB_CM_RX_SGE,
+	};
+	unsigned int i;
+	int ret;
+
+	buf->cqe.done = rx_done;
+	sge[0].addr = buf->mapping[0];
+	sge[0].length = IPOIB_CM_HEAD_SIZE;
+	sge[0].lkey = priv->pd->local_dma_lkey;
+	for (i = 1; i < IPOIB_CM_RX_SGE; i++) {
+		sge[i].addr = buf->mapping[i];
+		sge[i].length = PAGE_SIZE;
+		sge[i].lkey = priv->pd->local_dma_lkey;
+	}
+	buf->posted = true;
+	if (priv->cm->srq) {
+		ret = ib_post_srq_recv(priv->cm->srq, &wr, NULL);
+	} else {
+		atomic_inc(&conn->rx_posted);
+		ret = ib_post_recv(conn->qp, &wr, NULL);
+		if (ret)
+			atomic_dec(&conn->rx_posted);
+	}
+	if (unlikely(ret)) {
+		buf->posted = false;
+		netdev_warn_once(priv->dev, "posting a connected-mode receive failed: %d\n",
+				 ret);
+	}
+	return ret;
+}
+
+static int rx_fill(struct ipoib_dev *priv, struct ipoib_cm_rx_buf *buf)
+{
+	return rx_alloc(priv, IPOIB_CM_RX_PAGES, GFP_KERNEL, &buf->skb,
+			buf->pages, buf->mapping);
+}
+
+/* The packet's skb: the head, and as page fragments what did not fit. */
+static struct sk_buff *rx_take(struct ipoib_dev *priv,
+			       struct ipoib_cm_rx_buf *buf, unsigned int len)
+{
+	unsigned int npages = len > IPOIB_CM_HEAD_SIZE ?
+		DIV_ROUND_UP(len - IPOIB_CM_HEAD_SIZE, PAGE_SIZE) : 0;
+	struct page *fresh[IPOIB_CM_RX_PAGES];
+	u64 mapping[IPOIB_CM_RX_SGE];
+	struct sk_buff *skb, *new;
+	unsigned int i, rest;
+
+	if (rx_alloc(priv, npages, GFP_ATOMIC, &new, fresh, mapping))
+		return NULL;
+	skb = buf->skb;
+	rx_unmap(priv, buf, npages);
+	skb_put(skb, min_t(unsigned int, len, IPOIB_CM_HEAD_SIZE));
+	rest = len - skb->len;
+	for (i = 0; i < npages; i++) {
+		unsigned int size = min_t(unsigned int, rest, PAGE_SIZE);
+
+		skb_fill_page_desc(skb, i, buf->pages[i], 0, size);
+		skb->len += size;
+		skb->data_len += size;
+		skb->truesize += PAGE_SIZE;
+		rest -= size;
+		buf->pages[i] = fresh[i];
+		buf->mapping[i + 1] = mapping[i + 1];
+	}
+	buf->skb = new;
+	buf->mapping[0] = mapping[0];
+	return skb;
+}
+
+static void rx_deliver(struct ipoib_cm_conn *conn, struct sk_buff *skb)
+{
+	struct ipoib_dev *priv = conn->priv;
+	unsigned int len = skb->len;
+	__be16 proto;
+	u8 *ph;
+
+	ph = skb_push(skb, IPOIB_PSEUDO_LEN);
+	memcpy(ph, conn->peer, IPOIB_ALEN);
+	skb_reset_mac_header(skb);
+	skb_pull(skb, IPOIB_PSEUDO_LEN);
+	proto = ((struct ipoib_header *)skb->data)->proto;
+	skb_pull(skb, IPOIB_ENCAP_LEN);
+	skb_reset_network_header(skb);
+	skb->protocol = proto;
+	skb->pkt_type = PACKET_HOST;
+	skb->dev = priv->dev;
+	atomic_long_inc(&priv->cm->rx_packets);
+	atomic_long_add(len - IPOIB_ENCAP_LEN, &priv->cm->rx_bytes);
+	ipoib_count(priv, IPOIB_CNT_CM_RX_PACKETS);
+	netif_receive_skb(skb);
+}
+
+/* Softirq, from the connection's receive CQ. */
+static void rx_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct ipoib_cm_conn *conn = cq->cq_context;
+	struct ipoib_dev *priv = conn->priv;
+	struct ipoib_cm_rx_buf *buf =
+		container_of(wc->wr_cqe, struct ipoib_cm_rx_buf, cqe);
+	struct sk_buff *skb;
+
+	buf->posted = false;
+	if (!priv->cm->srq)
+		atomic_dec(&conn->rx_posted);
+	if (unlikely(wc->status != IB_WC_SUCCESS)) {
+		if (wc->status != IB_WC_WR_FLUSH_ERR) {
+			netdev_warn_once(priv->dev, "connected-mode receive error %d (%s)\n",
+					 wc->status,
+					 ib_wc_status_msg(wc->status));
+			ipoib_count(priv, IPOIB_CNT_CM_ERRORS_WC);
+			atomic_long_inc(&priv->rx_errors);
+			ipoib_cm_conn_kill(conn, true);
+		}
+		/* The SRQ outlives the QP: the buffer goes back to it. */
+		if (priv->cm->srq)
+			rx_post(priv, conn, buf);
+		return;
+	}
+	ipoib_cm_touch(conn);
+	if (unlikely(wc->byte_len < IPOIB_ENCAP_LEN)) {
+		ipoib_count(priv, IPOIB_CNT_RX_DROP_BAD_LEN);
+		atomic_long_inc(&priv->rx_dropped);
+		rx_post(priv, conn, buf);
+		return;
+	}
+	skb = rx_take(priv, buf, wc->byte_len);
+	if (unlikely(!skb)) {
+		ipoib_count(priv, IPOIB_CNT_CM_RX_DROP_NO_MEM);
+		atomic_long_inc(&priv->rx_dropped);
+	}
+	rx_post(priv, conn, buf);
+	if (skb)
+		rx_deliver(conn, skb);
+}
+
+unsigned int ipoib_cm_rx_entries(const struct ipoib_dev *priv)
+{
+	return priv->cm->srq ? priv->cm->srq_size : IPOIB_CM_NOSRQ_RING;
+}
+
+/* Without an SRQ on this HCA, connections bring their own rings. */
+int ipoib_cm_srq_init(struct ipoib_dev *priv)
+{
+	const struct ib_device_attr *a = &priv->ca->attrs;
+	struct ipoib_cm_dev *cm = priv->cm;
+	struct ib_srq_init_attr attr = {
+		.srq_type = IB_SRQT_BASIC,
+		.attr = { .max_sge = IPOIB_CM_RX_SGE },
+	};
+	unsigned int i;
+	int ret;
+
+	cm->srq = NULL;
+	if (!a->max_srq || a->max_srq_sge < IPOIB_CM_RX_SGE)
+		return 0;
+	cm->srq_size = min_t(unsigned int, ipoib_recvq_size, a->max_srq_wr);
+	attr.attr.max_wr = cm->srq_size;
+	cm->srq_ring = kvcalloc(cm->srq_size, sizeof(*cm->srq_ring),
+				GFP_KERNEL);
+	if (!cm->srq_ring)
+		return -ENOMEM;
+	cm->srq = ib_create_srq(priv->pd, &attr);
+	if (IS_ERR(cm->srq)) {
+		netdev_info(priv->dev, "no SRQ (%ld): per-connection receive rings\n",
+			    PTR_ERR(cm->srq));
+		cm->srq = NULL;
+		kvfree(cm->srq_ring);
+		cm->srq_ring = NULL;
+		return 0;
+	}
+	for (i = 0; i < cm->srq_size; i++) {
+		ret = rx_fill(priv, &cm->srq_ring[i]);
+		if (!ret)
+			ret = rx_post(priv, NULL, &cm->srq_ring[i]);
+		if (ret) {
+			netdev_warn(priv->dev, "filling the SRQ failed: %d\n",
+				    ret);
+			ipoib_cm_srq_cleanup(priv);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/* Every connection is gone: nothing completes on the SRQ any more. */
+void ipoib_cm_srq_cleanup(struct ipoib_dev *priv)
+{
+	struct ipoib_cm_dev *cm = priv->cm;
+	unsigned int i;
+
+	if (!cm->srq)
+		return;
+	ib_destroy_srq(cm->srq);
+	cm->srq = NULL;
+	for (i = 0; i < cm->srq_size; i++)
+		rx_free(priv, &cm->srq_ring[i]);
+	kvfree(cm->srq_ring);
+	cm->srq_ring = NULL;
+}
+
+/* No SRQ: the QP (in INIT or later) gets a ring of its own. */
+int ipoib_cm_rx_ring_init(struct ipoib_cm_conn *conn)
+{
+	struct ipoib_dev *priv = conn->priv;
+	unsigned int i;
+	int ret;
+
+	if (priv->cm->srq)
+		return 0;
+	conn->rx_ring = kvcalloc(IPOIB_CM_NOSRQ_RING, sizeof(*conn->rx_ring),
+				 GFP_KERNEL);
+	if (!conn->rx_ring)
+		return -ENOMEM;
+	for (i = 0; i < IPOIB_CM_NOSRQ_RING; i++) {
+		ret = rx_fill(priv, &conn->rx_ring[i]);
+		if (!ret)
+			ret = rx_post(priv, conn, &conn->rx_ring[i]);
+		if (ret)
+			return ret;	/* the caller tears the QP down */
+	}
+	return 0;
+}
+
+/* The QP is in error: its receives come back flushed. */
+void ipoib_cm_rx_ring_drain(struct ipoib_cm_conn *conn)
+{
+	unsigned long deadline = jiffies + IPOIB_CM_DRAIN_TIMEOUT;
+
+	if (conn->priv->cm->srq) {
+		/* In-flight SRQ receives are flushed before this event. */
+		wait_for_completion_timeout(&conn->last_wqe, HZ);
+		return;
+	}
+	while (atomic_read(&conn->rx_posted) > 0 &&
+	       time_before(jiffies, deadline))
+		usleep_range(5000, 10000);
+}
+
+/* QP and CQ destroyed: nothing can complete any more. */
+void ipoib_cm_rx_ring_free(struct ipoib_cm_conn *conn)
+{
+	unsigned int i;
+
+	if (!conn->rx_ring)
+		return;
+	for (i = 0; i < IPOIB_CM_NOSRQ_RING; i++)
+		rx_free(conn->priv, &conn->rx_ring[i]);
+	kvfree(conn->rx_ring);
+	conn->rx_ring = NULL;
+}
