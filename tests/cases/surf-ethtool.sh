@@ -189,7 +189,10 @@ if [ -e /sys/module/ib_ipoib/parameters/cm_policy ]; then
 	assert_eq "$(feature tcp-segmentation-offload)" off "TSO in connected mode"
 	et -K "$a" tso on tx on 2>&1 || true
 	assert_eq "$(feature tcp-segmentation-offload)" off "TSO after -K tso on in connected mode"
+	t0=$(stat cm_tx_packets)
 	traffic
+	assert_ge "$(stat cm_established)" 1 "connections established (ethtool -S)"
+	assert_ge "$(($(stat cm_tx_packets) - t0))" 100 "packets sent over connections (ethtool -S)"
 	on h1 ip link set "$a" type ipoib mode datagram
 	on h2 ip link set "$b" type ipoib mode datagram
 	assert_eq "$(feature tx-checksumming)" on "tx-checksumming back in datagram mode"

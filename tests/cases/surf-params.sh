@@ -94,4 +94,33 @@ if echo 256 2>/dev/null >$P/send_queue_size; then
 fi
 assert_eq "$(cat $P/send_queue_size)" 128 "send_queue_size after a refused write"
 assert on h1 ping -c 3 -i 0.2 -W 2 10.50.0.2
+
+if echo "$params" | grep -qx cm_policy; then
+	step "connected-mode parameters read back and take effect"
+	modprobe -r ib_ipoib
+	ours_up cm_policy=rfc cm_service_id=rfc cm_uc=1 cm_idle_timeout=30 cm_max_conn_nosrq=8
+	assert_eq "$(cat $P/cm_policy)" rfc "cm_policy"
+	assert_eq "$(cat $P/cm_service_id)" rfc "cm_service_id"
+	assert_eq "$(cat $P/cm_uc)" Y "cm_uc"
+	assert_eq "$(cat $P/cm_idle_timeout)" 30 "cm_idle_timeout"
+	assert_eq "$(cat $P/cm_max_conn_nosrq)" 8 "cm_max_conn_nosrq"
+	a=$(wait_iface ib_ipoib sib0 1)
+	b=$(wait_iface ib_ipoib sib1 1)
+	ib_host h1 "$a" 10.50.0.1/24
+	ib_host h2 "$b" 10.50.0.2/24
+	for h in "h1 $a" "h2 $b"; do
+		# shellcheck disable=SC2086
+		set -- $h
+		on "$1" ip link set "$2" type ipoib mode connected
+		on "$1" ip link set "$2" mtu 65520
+	done
+	wait_carrier h1 "$a"
+	wait_carrier h2 "$b"
+	assert on h1 ping -c 3 -i 0.2 -W 2 -s 60000 10.50.0.2
+	cat "/sys/kernel/debug/ib_ipoib/$a/cm"
+	grep -q "^# mode connected, policy rfc, RC+UC" "/sys/kernel/debug/ib_ipoib/$a/cm" ||
+		fail "debugfs cm does not show the parameters in force"
+	grep -qE " UC [0-9]+ " "/sys/kernel/debug/ib_ipoib/$a/cm" ||
+		fail "no UC connection with cm_uc=1 on both ends"
+fi
 pass
