@@ -9,9 +9,10 @@
 #
 # First Debian's ib_ipoib: a good REQ to 0x1000000000000000 | UD QPN gets a
 # REP carrying its UD QPN; other service IDs get REJ 8 (invalid service
-# ID).  Then ours: malformed private data gets a REJ carrying our UD QPN,
-# a wrong service ID REJ 8, a good REQ a REP on both service ID forms; and
-# the interfaces still ping afterwards.
+# ID).  Then ours: malformed private data, or UC while UC is off, gets a
+# REJ carrying our UD QPN, a wrong service ID REJ 8, a good REQ a REP on
+# both service ID forms; nothing is left behind, and the interfaces still
+# ping afterwards.
 #
 # timeout: 120
 set -eu
@@ -148,10 +149,16 @@ idle1=$(verbs sib1)
 for kind in short zero-qpn none; do
 	probe "$to pdata=$kind"
 	assert_eq "$(field outcome)" rej "REQ with private data '$kind'"
-	echo "our driver's REJ reason for '$kind': $(field reason)"
+	# Our driver answers every REQ it refuses with Consumer Reject.
+	assert_eq "$(field reason)" 28 "REJ reason for private data '$kind'"
 	# RFC 4755 section 6: a REJ carries the sender's UD QPN too.
 	assert_eq "$(field pdata | cut -c1-8)" "00$qpn" "UD QPN in our REJ"
 done
+
+# UC only when configured (cm_uc, off by default).
+probe "$to qp=uc"
+assert_eq "$(field outcome)" rej "UC REQ while our driver has UC off"
+assert_eq "$(field reason)" 28 "REJ reason for UC"
 
 # A rejected REQ leaves nothing behind on either side.
 wait_for 10 verbs_are sib1 "$idle1" ||
