@@ -272,8 +272,14 @@ static struct ipoib_cm_conn *conn_for(struct ipoib_dev *priv,
 		    !neigh->path->valid)
 			return NULL;
 		conn = ipoib_cm_conn_new(priv, neigh->daddr, true);
-		if (!conn)
+		if (!conn) {
+			/* No room now: datagrams for a while. */
+			neigh->cm_backoff = clamp(neigh->cm_backoff * 2,
+						  (unsigned long)IPOIB_CM_RETRY_MIN,
+						  (unsigned long)IPOIB_CM_RETRY_MAX);
+			neigh->cm_retry_at = jiffies + neigh->cm_backoff;
 			return NULL;
+		}
 		conn->path = neigh->path->rec;
 		queue_work(ipoib_cm_wq, &conn->work);
 	}

@@ -1,0 +1,104 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Crossed REQs (RFC 4755 3.3).  The fabric holds every MAD for a while and
+# both hosts send at once, so each sends its REQ before the other's
+# arrives.  Under cm_policy=rfc the smaller link address accepts, the
+# other rejects: exactly one connection and one QP on each side, traffic
+# both ways over it.  Under compatible, each side keeps the connection it
+# opened: two on each side, traffic fine.
+#
+#   h1: ib (sib0 port 1) 10.7.0.1  <==REQ  REQ==>  h2: ib (sib1 port 1) 10.7.0.2
+#
+# timeout: 300
+set -eu
+# shellcheck source=SCRIPTDIR/../lib/common.sh
+. "$TESTS_LIB/common.sh"
+# shellcheck source=SCRIPTDIR/../lib/ib.sh
+. "$TESTS_LIB/ib.sh"
+
+stat_of() { ip netns exec "$1" ethtool -S "$2" | awk -v k="$3:" '$1 == k { print $2 }'; }
+cm_file() { echo "/sys/kernel/debug/ib_ipoib/$1/cm"; }
+cm_lines() { grep -c -E ' (live|connecting|wait-peer) ' "$(cm_file "$1")" || true; }
+qps() { awk '$1 == "qps" { print $2 }' "$SIB/$1/resources"; }
+dump() {
+	cat "$(cm_file "$a")" "$(cm_file "$b")"
+	on h1 ethtool -S "$a" | grep -E 'cm_|drop|too_big|path'
+	on h2 ethtool -S "$b" | grep -E 'cm_|drop|too_big|path'
+	on h2 cat /proc/net/snmp | grep -E '^(Icmp|Ip):'
+}
+
+fabric_up devices=2 ports=1
+
+run() {
+	local policy=$1 want=$2 q1 q2 a_addr b_addr
+	step "policy $policy: both ends connect at once"
+	ours_up cm_policy="$policy"
+	a=$(wait_iface ib_ipoib sib0 1)
+	b=$(wait_iface ib_ipoib sib1 1)
+	for ifc in "$a" "$b"; do
+		echo connected >"/sys/class/net/$ifc/mode"
+	done
+	a_addr=$(cat "/sys/class/net/$a/address")
+	b_addr=$(cat "/sys/class/net/$b/address")
+	ib_host h1 "$a" 10.7.0.1/24
+	ib_host h2 "$b" 10.7.0.2/24
+	wait_carrier h1 "$a"
+	wait_carrier h2 "$b"
+	# Known neighbours: no ARP, so neither side hears from the other
+	# before its own REQ is out.
+	ip -n h1 neigh replace 10.7.0.2 lladdr "$b_addr" dev "$a" nud permanent
+	ip -n h2 neigh replace 10.7.0.1 lladdr "$a_addr" dev "$b" nud permanent
+	q1=$(qps sib0)
+	q2=$(qps sib1)
+	echo 400 >"$SIB/mad_delay_ms"
+	# Small pings: a 60000-byte echo reply held while its connection
+	# is being set up can fill the ICMP socket's send buffer.
+	ip netns exec h1 ping -c 4 -i 0.5 -W 10 10.7.0.2 >/tmp/p1 2>&1 &
+	p1=$!
+	ip netns exec h2 ping -c 4 -i 0.5 -W 10 10.7.0.1 >/tmp/p2 2>&1 &
+	p2=$!
+	wait "$p1" || { cat /tmp/p1; wait "$p2" || true; cat /tmp/p2; dump; fail "h1 -> h2 pings"; }
+	wait "$p2" || { cat /tmp/p2; dump; fail "h2 -> h1 pings"; }
+	tail -n 2 /tmp/p1 /tmp/p2
+	echo 0 >"$SIB/mad_delay_ms"
+	# Let the losing REQ's QP go.
+	sleep 3
+	cat "$(cm_file "$a")" "$(cm_file "$b")"
+	on h1 ethtool -S "$a" | grep -E 'cm_(conn|estab|reqs|rej|cross|fall)'
+	on h2 ethtool -S "$b" | grep -E 'cm_(conn|estab|reqs|rej|cross|fall)'
+	assert_eq "$(stat_of h1 "$a" cm_reqs_sent)" 1 "h1 sent a REQ"
+	assert_eq "$(stat_of h2 "$b" cm_reqs_sent)" 1 "h2 sent a REQ"
+	assert_eq "$(cm_lines "$a")" "$want" "connections on h1 (debugfs)"
+	assert_eq "$(cm_lines "$b")" "$want" "connections on h2 (debugfs)"
+	assert_eq "$(stat_of h1 "$a" cm_connections)" "$want" "h1 cm_connections"
+	assert_eq "$(stat_of h2 "$b" cm_connections)" "$want" "h2 cm_connections"
+	assert_eq "$(( $(qps sib0) - q1 ))" "$want" "new QPs on sib0"
+	assert_eq "$(( $(qps sib1) - q2 ))" "$want" "new QPs on sib1"
+	if [ "$policy" = rfc ]; then
+		assert_eq "$(stat_of h1 "$a" cm_crossings)" 1 "h1 saw the crossing"
+		assert_eq "$(stat_of h2 "$b" cm_crossings)" 1 "h2 saw the crossing"
+		assert_eq "$(( $(stat_of h1 "$a" cm_rejects_sent) + $(stat_of h2 "$b" cm_rejects_sent) ))" 1 \
+			"one REJ, from the larger address"
+	fi
+
+	step "policy $policy: traffic both ways over what survived"
+	assert on h1 ping -c 2 -i 0.3 -W 3 -s 60000 10.7.0.2
+	assert on h2 ping -c 2 -i 0.3 -W 3 -s 60000 10.7.0.1
+	t1=$(stat_of h1 "$a" cm_tx_packets)
+	t2=$(stat_of h2 "$b" cm_tx_packets)
+	bytes=$(iperf_bytes h2 10.7.0.2 h1 -t 2)
+	assert_ge "$bytes" 500000 "iperf3 h1 -> h2"
+	bytes=$(iperf_bytes h1 10.7.0.1 h2 -t 2)
+	assert_ge "$bytes" 500000 "iperf3 h2 -> h1"
+	assert_ge "$(( $(stat_of h1 "$a" cm_tx_packets) - t1 ))" 100 "h1 sent over the connection"
+	assert_ge "$(( $(stat_of h2 "$b" cm_tx_packets) - t2 ))" 100 "h2 sent over the connection"
+	assert_eq "$(cm_lines "$a")" "$want" "still $want connection(s) on h1"
+	rmmod ib_ipoib
+	ip netns del h1
+	ip netns del h2
+}
+
+run rfc 1
+run compatible 2
+pass

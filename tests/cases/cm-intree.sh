@@ -1,0 +1,59 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Interop in connected mode: ours (built as ipoib_alt, default policy
+# "compatible", in-tree service IDs) on sib0, Debian's in-tree ib_ipoib on
+# sib1, both connected with MTU 65520.  60000-byte pings and iperf3 TCP in
+# both directions; our counters show both connections (ours to it, its
+# to us) carried the traffic.
+#
+#   h1: ipoib_alt (sib0) 10.8.0.1  ===RC===  h2: in-tree ib_ipoib (sib1) 10.8.0.2
+#
+# timeout: 240
+set -eu
+# shellcheck source=SCRIPTDIR/../lib/common.sh
+. "$TESTS_LIB/common.sh"
+# shellcheck source=SCRIPTDIR/../lib/ib.sh
+. "$TESTS_LIB/ib.sh"
+
+stat_of() { ip netns exec "$1" ethtool -S "$2" | awk -v k="$3:" '$1 == k { print $2 }'; }
+
+fabric_up devices=2 ports=1
+alt_up
+intree_up
+ours=$(wait_iface ipoib_alt sib0 1)
+theirs=$(wait_iface ib_ipoib sib1 1)
+echo "ours: $ours on sib0, in-tree: $theirs on sib1"
+echo connected >"/sys/class/net/$ours/mode"
+echo connected >"/sys/class/net/$theirs/mode"
+ip link set "$ours" mtu 65520
+ip link set "$theirs" mtu 65520
+ib_host h1 "$ours" 10.8.0.1/24 fd08::1/64
+ib_host h2 "$theirs" 10.8.0.2/24 fd08::2/64
+wait_carrier h1 "$ours"
+wait_carrier h2 "$theirs"
+assert_eq "$(ip netns exec h1 cat "/sys/class/net/$ours/mode")" connected "our mode"
+assert_eq "$(ip netns exec h1 cat "/sys/class/net/$ours/mtu")" 65520 "our MTU"
+assert_eq "$(ip netns exec h2 cat "/sys/class/net/$theirs/mtu")" 65520 "in-tree MTU"
+
+step "60000-byte pings both ways"
+assert on h1 ping -c 3 -i 0.3 -W 3 -s 60000 10.8.0.2
+assert on h2 ping -c 3 -i 0.3 -W 3 -s 60000 10.8.0.1
+assert on h1 ping -6 -c 2 -i 0.3 -W 3 -s 60000 fd08::2
+
+step "iperf3 TCP, ours -> in-tree and in-tree -> ours"
+fwd=$(iperf_bytes h2 10.8.0.2 h1 -t 3)
+back=$(iperf_bytes h1 10.8.0.1 h2 -t 3)
+assert_ge "$fwd" 1000000 "bytes ours -> in-tree"
+assert_ge "$back" 1000000 "bytes in-tree -> ours"
+
+cat /sys/kernel/debug/ipoib_alt/"$ours"/cm
+on h1 ethtool -S "$ours" | grep -E '^ +cm_'
+assert_eq "$(stat_of h1 "$ours" cm_connections)" 2 "ours to it, and its to us"
+assert_ge "$(stat_of h1 "$ours" cm_reqs_sent)" 1 "REQs we sent"
+assert_ge "$(stat_of h1 "$ours" cm_reqs_received)" 1 "REQs the in-tree driver sent"
+assert_ge "$(stat_of h1 "$ours" cm_tx_packets)" 200 "our sends over RC"
+assert_ge "$(stat_of h1 "$ours" cm_rx_packets)" 200 "our receives over RC"
+assert_eq "$(stat_of h1 "$ours" cm_rejects_received)" 0 "REJs from the in-tree driver"
+assert_eq "$(stat_of h1 "$ours" cm_pmtu_signals)" 0 "packets too big"
+pass

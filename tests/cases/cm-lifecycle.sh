@@ -1,0 +1,86 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Connections come and go without leaving a trace: idle ones are reaped
+# (cm_idle_timeout=3) and made again on the next packet; taking the
+# interface down under iperf3 sends a DREQ the peer honours; unloading the
+# module under iperf3 in connected mode leaves no oops, WARN or leak
+# message (the harness checks the kernel log), and a reload works.
+#
+#   h1: ib (sib0) 10.11.0.1  ===RC===  h2: ib (sib1) 10.11.0.2
+#
+# timeout: 360
+set -eu
+# shellcheck source=SCRIPTDIR/../lib/common.sh
+. "$TESTS_LIB/common.sh"
+# shellcheck source=SCRIPTDIR/../lib/ib.sh
+. "$TESTS_LIB/ib.sh"
+
+stat_of() { ip netns exec "$1" ethtool -S "$2" | awk -v k="$3:" '$1 == k { print $2 }'; }
+conns() { stat_of "$1" "$2" cm_connections; }
+# shellcheck disable=SC2317 # called through wait_for
+no_conns() { [ "$(conns h1 "$a")" = 0 ] && [ "$(conns h2 "$b")" = 0 ]; }
+
+fabric_up devices=2 ports=1
+
+hosts_up() {
+	ours_up cm_idle_timeout=3 "$@"
+	a=$(wait_iface ib_ipoib sib0 1)
+	b=$(wait_iface ib_ipoib sib1 1)
+	for ifc in "$a" "$b"; do
+		echo connected >"/sys/class/net/$ifc/mode"
+	done
+	ib_host h1 "$a" 10.11.0.1/24
+	ib_host h2 "$b" 10.11.0.2/24
+	wait_carrier h1 "$a"
+	wait_carrier h2 "$b"
+}
+
+iperf_bg() {
+	ip netns exec h2 iperf3 -s -D -1
+	sleep 0.5
+	ip netns exec h1 iperf3 -c 10.11.0.2 -t 30 >/tmp/iperf.log 2>&1 &
+	client=$!
+	wait_for 15 bash -c "[ \$(ip netns exec h1 ethtool -S $a | awk '\$1 == \"cm_tx_packets:\" { print \$2 }') -ge 500 ]" ||
+		fail "iperf3 did not get going over the connection"
+}
+
+iperf_stop() {
+	kill "$client" 2>/dev/null || true
+	wait "$client" || true
+	tail -n 3 /tmp/iperf.log
+	ip netns exec h2 pkill iperf3 || true
+}
+
+hosts_up
+step "idle connections are reaped, and come back"
+assert on h1 ping -c 2 -i 0.2 -W 3 -s 60000 10.11.0.2
+assert_eq "$(conns h1 "$a")" 2 "h1 connections after the ping"
+wait_for 15 no_conns || fail "connections not reaped: h1 $(conns h1 "$a"), h2 $(conns h2 "$b")"
+on h1 ethtool -S "$a" | grep -E 'cm_(conn|estab|reaped|disc)'
+assert_ge "$(( $(stat_of h1 "$a" cm_reaped) + $(stat_of h2 "$b" cm_reaped) ))" 1 "reaped"
+assert on h1 ping -c 2 -i 0.2 -W 3 -s 60000 10.11.0.2
+assert_ge "$(stat_of h1 "$a" cm_established)" 4 "connections made anew"
+
+step "interface down and up under iperf3"
+iperf_bg
+d0=$(stat_of h2 "$b" cm_disconnects)
+ip -n h1 link set "$a" down
+wait_for 10 bash -c "[ \$(ip netns exec h2 ethtool -S $b | awk '\$1 == \"cm_connections:\" { print \$2 }') = 0 ]" ||
+	fail "h2 kept its connections after h1 went down"
+assert_ge "$(( $(stat_of h2 "$b" cm_disconnects) - d0 ))" 1 "h2 got a DREQ"
+iperf_stop
+ip -n h1 link set "$a" up
+wait_carrier h1 "$a"
+assert on h1 ping -c 3 -i 0.2 -W 3 -s 60000 10.11.0.2
+
+step "rmmod under iperf3 in connected mode"
+iperf_bg
+rmmod ib_ipoib || fail "rmmod failed under traffic"
+iperf_stop
+ip netns del h1
+ip netns del h2
+step "reload"
+hosts_up
+assert on h1 ping -c 3 -i 0.2 -W 3 -s 60000 10.11.0.2
+pass

@@ -1,0 +1,63 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Connected mode on a fabric that offers no SRQ (sib srq=0): each
+# connection brings its own receive ring, and cm_max_conn_nosrq bounds how
+# many an interface takes.  h1 and h2 fill h1's two slots (compatible
+# policy: one connection each way); h3's request is then refused and h3
+# talks datagrams to h1, TCP sized by the ICMP the driver feeds it.
+#
+#   h1: sib0 10.10.0.1  ===RC===  h2: sib1 10.10.0.2
+#          \---UD (refused)---  h3: sib2 10.10.0.3
+#
+# timeout: 300
+set -eu
+# shellcheck source=SCRIPTDIR/../lib/common.sh
+. "$TESTS_LIB/common.sh"
+# shellcheck source=SCRIPTDIR/../lib/ib.sh
+. "$TESTS_LIB/ib.sh"
+
+stat_of() { ip netns exec "$1" ethtool -S "$2" | awk -v k="$3:" '$1 == k { print $2 }'; }
+
+fabric_up devices=3 ports=1 srq=0
+ours_up cm_max_conn_nosrq=2
+a=$(wait_iface ib_ipoib sib0 1)
+b=$(wait_iface ib_ipoib sib1 1)
+c=$(wait_iface ib_ipoib sib2 1)
+for ifc in "$a" "$b" "$c"; do
+	echo connected >"/sys/class/net/$ifc/mode"
+done
+grep -q "per-QP rings" "/sys/kernel/debug/ib_ipoib/$a/cm" || fail "an SRQ was used on a fabric without"
+ib_host h1 "$a" 10.10.0.1/24
+ib_host h2 "$b" 10.10.0.2/24
+ib_host h3 "$c" 10.10.0.3/24
+wait_carrier h1 "$a"
+wait_carrier h2 "$b"
+wait_carrier h3 "$c"
+
+step "h1 <-> h2 over RC with per-QP receive rings"
+assert on h1 ping -c 3 -i 0.2 -W 3 -s 60000 10.10.0.2
+bytes=$(iperf_bytes h2 10.10.0.2 h1 -t 3)
+assert_ge "$bytes" 1000000 "iperf3 h1 -> h2"
+bytes=$(iperf_bytes h1 10.10.0.1 h2 -t 2)
+assert_ge "$bytes" 500000 "iperf3 h2 -> h1"
+cat "/sys/kernel/debug/ib_ipoib/$a/cm"
+assert_eq "$(stat_of h1 "$a" cm_connections)" 2 "h1 connections"
+assert_ge "$(stat_of h1 "$a" cm_rx_packets)" 200 "h1 received over RC"
+
+step "h3: h1 is full, so datagrams"
+assert on h3 ping -c 2 -i 0.2 -W 2 10.10.0.1
+# TCP learns the UD MTU from the ICMP our driver feeds its stack.
+bytes=$(iperf_bytes h1 10.10.0.1 h3 -t 3)
+assert_ge "$bytes" 500000 "iperf3 h3 -> h1 over UD"
+bytes=$(iperf_bytes h3 10.10.0.3 h1 -t 2)
+assert_ge "$bytes" 500000 "iperf3 h1 -> h3 over UD"
+cat "/sys/kernel/debug/ib_ipoib/$a/cm"
+on h1 ethtool -S "$a" | grep -E 'cm_'
+on h3 ethtool -S "$c" | grep -E 'cm_'
+assert_eq "$(stat_of h1 "$a" cm_connections)" 2 "h1 stays at the limit"
+assert_ge "$(stat_of h1 "$a" cm_rejects_sent)" 1 "h1 refused h3"
+assert_ge "$(stat_of h3 "$c" cm_fallbacks)" 1 "h3 fell back to datagrams"
+assert_ge "$(( $(stat_of h3 "$c" cm_pmtu_signals) + $(stat_of h1 "$a" cm_pmtu_signals) ))" 1 \
+	"TCP was told the UD MTU"
+pass
