@@ -282,7 +282,10 @@ struct ipoib_dev {
 	struct ipoib_coalesce coal;	/* under rtnl */
 	unsigned int tx_timeout_tail;	/* tx_tail when the watchdog fired */
 
-	/* Slow path, under lock. */
+	/*
+	 * Slow path, under lock.  A BH lock, never taken with IRQs off:
+	 * the neighbour table's bucket locks re-enable BH on release.
+	 */
 	spinlock_t lock;		/* paths, groups, neighbour ownership */
 	struct rhashtable neighs;
 	struct list_head neigh_list;

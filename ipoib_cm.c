@@ -196,12 +196,11 @@ void ipoib_cm_conn_kill(struct ipoib_cm_conn *conn, bool failed)
 	struct ipoib_dev *priv = conn->priv;
 	struct ipoib_neigh *neigh;
 	struct sk_buff_head q;
-	unsigned long flags;
 
 	__skb_queue_head_init(&q);
-	spin_lock_irqsave(&priv->lock, flags);
+	spin_lock_bh(&priv->lock);
 	if (conn->state == IPOIB_CM_DEAD) {
-		spin_unlock_irqrestore(&priv->lock, flags);
+		spin_unlock_bh(&priv->lock);
 		return;
 	}
 	if (conn->state == IPOIB_CM_LIVE)
@@ -222,7 +221,7 @@ void ipoib_cm_conn_kill(struct ipoib_cm_conn *conn, bool failed)
 		neigh->cm_retry_at = jiffies + neigh->cm_backoff;
 	}
 	skb_queue_splice_init(&conn->queue, &q);
-	spin_unlock_irqrestore(&priv->lock, flags);
+	spin_unlock_bh(&priv->lock);
 
 	if (failed)
 		ipoib_count(priv, IPOIB_CNT_CM_FALLBACKS);
@@ -236,12 +235,11 @@ static void conn_set_live(struct ipoib_cm_conn *conn)
 	struct ipoib_dev *priv = conn->priv;
 	struct ipoib_neigh *neigh;
 	struct sk_buff_head q;
-	unsigned long flags;
 
 	__skb_queue_head_init(&q);
-	spin_lock_irqsave(&priv->lock, flags);
+	spin_lock_bh(&priv->lock);
 	if (conn->state == IPOIB_CM_DEAD || conn->state == IPOIB_CM_LIVE) {
-		spin_unlock_irqrestore(&priv->lock, flags);
+		spin_unlock_bh(&priv->lock);
 		return;
 	}
 	WRITE_ONCE(conn->state, IPOIB_CM_LIVE);
@@ -251,7 +249,7 @@ static void conn_set_live(struct ipoib_cm_conn *conn)
 		if (same_peer(conn, neigh->daddr))
 			neigh->cm_backoff = 0;
 	skb_queue_splice_init(&conn->queue, &q);
-	spin_unlock_irqrestore(&priv->lock, flags);
+	spin_unlock_bh(&priv->lock);
 	ipoib_cm_touch(conn);
 	ipoib_dbg(priv, "%s connection to %pI6 up, MTU %u\n",
 		  conn->type == IB_QPT_UC ? "UC" : "RC",
@@ -530,7 +528,6 @@ static int handle_req(struct ipoib_dev *priv, struct ib_cm_id *id,
 	struct ipoib_cm_conn *conn, *old = NULL;
 	unsigned int qpn, rx_mtu;
 	u8 peer[IPOIB_ALEN];
-	unsigned long flags;
 	int ret;
 
 	ipoib_count(priv, IPOIB_CNT_CM_REQS_RECEIVED);
@@ -551,9 +548,9 @@ static int handle_req(struct ipoib_dev *priv, struct ib_cm_id *id,
 	ipoib_addr_make(peer, req->qp_type == IB_QPT_UC ? IPOIB_FLAG_UC :
 			IPOIB_FLAG_RC, qpn, gid->raw);
 
-	spin_lock_irqsave(&priv->lock, flags);
+	spin_lock_bh(&priv->lock);
 	if (!ipoib_cm_active(priv)) {
-		spin_unlock_irqrestore(&priv->lock, flags);
+		spin_unlock_bh(&priv->lock);
 		send_rej(priv, id, gid, "not in connected mode");
 		return -EINVAL;
 	}
@@ -564,7 +561,7 @@ static int handle_req(struct ipoib_dev *priv, struct ib_cm_id *id,
 			/* RFC 4755 3.3: the smaller address accepts. */
 			if (ipoib_addr_cmp_noflags(priv->dev->dev_addr,
 						   peer) > 0) {
-				spin_unlock_irqrestore(&priv->lock, flags);
+				spin_unlock_bh(&priv->lock);
 				ipoib_dbg(priv, "REQs crossed with %pI6: ours stands\n",
 					  gid->raw);
 				send_rej(priv, id, gid, NULL);
@@ -577,7 +574,7 @@ static int handle_req(struct ipoib_dev *priv, struct ib_cm_id *id,
 	}
 	conn = ipoib_cm_conn_new(priv, peer, false);
 	if (!conn) {
-		spin_unlock_irqrestore(&priv->lock, flags);
+		spin_unlock_bh(&priv->lock);
 		send_rej(priv, id, gid, "no room for another connection");
 		return -ENOMEM;
 	}
@@ -586,7 +583,7 @@ static int handle_req(struct ipoib_dev *priv, struct ib_cm_id *id,
 	conn->remote_qpn = req->remote_qpn;
 	conn->id = id;
 	id->context = conn;
-	spin_unlock_irqrestore(&priv->lock, flags);
+	spin_unlock_bh(&priv->lock);
 
 	if (old)
 		ipoib_cm_conn_kill(old, false);
@@ -636,7 +633,6 @@ static void handle_rej(struct ipoib_cm_conn *conn,
 {
 	struct ipoib_dev *priv = conn->priv;
 	int reason = ev->param.rej_rcvd.reason;
-	unsigned long flags;
 
 	ipoib_count(priv, IPOIB_CNT_CM_REJECTS_RECEIVED);
 	/*
@@ -646,12 +642,12 @@ static void handle_rej(struct ipoib_cm_conn *conn,
 	if (conn->initiator && ipoib_cm_policy == IPOIB_CM_POLICY_RFC &&
 	    reason == IB_CM_REJ_CONSUMER_DEFINED &&
 	    ipoib_addr_cmp_noflags(priv->dev->dev_addr, conn->peer) < 0) {
-		spin_lock_irqsave(&priv->lock, flags);
+		spin_lock_bh(&priv->lock);
 		if (conn->state == IPOIB_CM_CONNECTING) {
 			conn->state = IPOIB_CM_WAIT_PEER;
 			conn->created = jiffies;
 		}
-		spin_unlock_irqrestore(&priv->lock, flags);
+		spin_unlock_bh(&priv->lock);
 		return;
 	}
 	net_info_ratelimited("%s: %pI6 refused a connection (reason %d); datagrams for it\n",
@@ -703,13 +699,12 @@ static void reap_task(struct work_struct *work)
 	struct ipoib_dev *priv = cm->priv;
 	unsigned long idle = ipoib_cm_idle_timeout * HZ;
 	struct ipoib_cm_conn *conn, *victim;
-	unsigned long flags;
 	bool failed;
 
 	do {
 		victim = NULL;
 		failed = false;
-		spin_lock_irqsave(&priv->lock, flags);
+		spin_lock_bh(&priv->lock);
 		list_for_each_entry(conn, &cm->conns, link) {
 			if (conn->state == IPOIB_CM_WAIT_PEER &&
 			    time_after(jiffies,
@@ -725,7 +720,7 @@ static void reap_task(struct work_struct *work)
 				break;
 			}
 		}
-		spin_unlock_irqrestore(&priv->lock, flags);
+		spin_unlock_bh(&priv->lock);
 		if (victim) {
 			if (!failed)
 				ipoib_count(priv, IPOIB_CNT_CM_REAPED);
@@ -814,17 +809,16 @@ void ipoib_cm_down(struct ipoib_dev *priv)
 {
 	struct ipoib_cm_dev *cm = priv->cm;
 	struct ipoib_cm_conn *conn;
-	unsigned long flags;
 
 	if (!cm || !test_and_clear_bit(IPOIB_CM_RUNNING, &priv->flags))
 		return;
 	stop_listening(cm);
 	cancel_delayed_work_sync(&cm->reap_task);
 	for (;;) {
-		spin_lock_irqsave(&priv->lock, flags);
+		spin_lock_bh(&priv->lock);
 		conn = list_first_entry_or_null(&cm->conns,
 						struct ipoib_cm_conn, link);
-		spin_unlock_irqrestore(&priv->lock, flags);
+		spin_unlock_bh(&priv->lock);
 		if (!conn)
 			break;
 		ipoib_cm_conn_kill(conn, false);
@@ -844,7 +838,6 @@ void ipoib_cm_stats_fold(struct ipoib_dev *priv, struct rtnl_link_stats64 *s)
 void ipoib_cm_debugfs_show(struct seq_file *m, struct ipoib_dev *priv)
 {
 	struct ipoib_cm_conn *conn;
-	unsigned long flags;
 
 	if (!priv->cm) {
 		seq_puts(m, "# connected mode unsupported on this port\n");
@@ -856,7 +849,7 @@ void ipoib_cm_debugfs_show(struct seq_file *m, struct ipoib_dev *priv)
 		   ipoib_cm_uc ? "RC+UC" : "RC",
 		   priv->cm->srq ? "SRQ" : "per-QP rings");
 	seq_puts(m, "peer qpn remote_qpn type mtu age_s idle_s state role\n");
-	spin_lock_irqsave(&priv->lock, flags);
+	spin_lock_bh(&priv->lock);
 	list_for_each_entry(conn, &priv->cm->conns, link)
 		seq_printf(m, "%*phC 0x%06x 0x%06x %s %u %u %u %s %s\n",
 			   IPOIB_ALEN, conn->peer,
@@ -867,5 +860,5 @@ void ipoib_cm_debugfs_show(struct seq_file *m, struct ipoib_dev *priv)
 			   jiffies_to_msecs(jiffies - READ_ONCE(conn->last_used)) / 1000,
 			   conn_state_name(conn->state),
 			   conn->initiator ? "initiator" : "passive");
-	spin_unlock_irqrestore(&priv->lock, flags);
+	spin_unlock_bh(&priv->lock);
 }

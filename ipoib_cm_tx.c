@@ -297,7 +297,6 @@ bool ipoib_cm_xmit(struct ipoib_dev *priv, struct ipoib_neigh *neigh,
 		   struct sk_buff *skb)
 {
 	struct ipoib_cm_conn *conn;
-	unsigned long flags;
 
 	if (ipoib_addr_is_multicast(neigh->daddr))
 		return false;
@@ -312,29 +311,29 @@ bool ipoib_cm_xmit(struct ipoib_dev *priv, struct ipoib_neigh *neigh,
 	if (!rcu_access_pointer(neigh->ah))
 		return false;	/* the path comes first */
 
-	spin_lock_irqsave(&priv->lock, flags);
+	spin_lock_bh(&priv->lock);
 	if (neigh->dead || !ipoib_cm_active(priv)) {
-		spin_unlock_irqrestore(&priv->lock, flags);
+		spin_unlock_bh(&priv->lock);
 		return ud_too_big(priv, skb);
 	}
 	conn = conn_for(priv, neigh);
 	if (!conn) {
-		spin_unlock_irqrestore(&priv->lock, flags);
+		spin_unlock_bh(&priv->lock);
 		return ud_too_big(priv, skb);
 	}
 	if (conn->state == IPOIB_CM_LIVE) {
-		spin_unlock_irqrestore(&priv->lock, flags);
+		spin_unlock_bh(&priv->lock);
 		ipoib_cm_send(priv, conn, skb);
 		return true;
 	}
 	if (skb_queue_len(&conn->queue) >= IPOIB_CM_MAX_QUEUED) {
-		spin_unlock_irqrestore(&priv->lock, flags);
+		spin_unlock_bh(&priv->lock);
 		tx_drop(priv, skb, IPOIB_CNT_CM_TX_DROP_QUEUE);
 		return true;
 	}
 	ipoib_push_pseudo_header(skb, neigh->daddr);
 	__skb_queue_tail(&conn->queue, skb);
-	spin_unlock_irqrestore(&priv->lock, flags);
+	spin_unlock_bh(&priv->lock);
 	return true;
 }
 

@@ -69,13 +69,12 @@ static int mcg_show(struct seq_file *m, void *v)
 {
 	struct ipoib_dev *priv = m->private;
 	struct ipoib_mcast *mcast;
-	unsigned long flags;
 
 	seq_puts(m, "MGID                                    MLID   Q_Key        MTU   Mb/s kind      state   att queued\n");
-	spin_lock_irqsave(&priv->lock, flags);
+	spin_lock_bh(&priv->lock);
 	list_for_each_entry(mcast, &priv->mcast_list, list)
 		show_mcast(m, priv, mcast);
-	spin_unlock_irqrestore(&priv->lock, flags);
+	spin_unlock_bh(&priv->lock);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(mcg);
@@ -107,14 +106,13 @@ static int paths_show(struct seq_file *m, void *v)
 {
 	struct ipoib_dev *priv = m->private;
 	struct ipoib_path *path;
-	unsigned long flags;
 	int bkt;
 
 	seq_puts(m, "DGID                                    DLID   SL   Mb/s   MTU state    neighs\n");
-	spin_lock_irqsave(&priv->lock, flags);
+	spin_lock_bh(&priv->lock);
 	hash_for_each(priv->paths, bkt, path, hash_link)
 		show_path(m, path);
-	spin_unlock_irqrestore(&priv->lock, flags);
+	spin_unlock_bh(&priv->lock);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(paths);

@@ -173,7 +173,6 @@ static int join_done(int status, struct ib_sa_multicast *multicast)
 	struct sk_buff_head ready, drop;
 	struct ipoib_neigh *neigh;
 	bool attached = false, is_bc;
-	unsigned long flags;
 
 	/* A fatal error on a joined group: everything is rejoined. */
 	if (status == -ENETRESET) {
@@ -187,10 +186,10 @@ static int join_done(int status, struct ib_sa_multicast *multicast)
 
 	__skb_queue_head_init(&ready);
 	__skb_queue_head_init(&drop);
-	spin_lock_irqsave(&priv->lock, flags);
+	spin_lock_bh(&priv->lock);
 	mcast->busy = false;
 	if (mcast->dead) {
-		spin_unlock_irqrestore(&priv->lock, flags);
+		spin_unlock_bh(&priv->lock);
 		undo_join(priv, mcast, ah, attached);
 		return 0;
 	}
@@ -202,7 +201,7 @@ static int join_done(int status, struct ib_sa_multicast *multicast)
 		if (is_bc)
 			mcast->create = !mcast->create;
 		skb_queue_splice_tail_init(&mcast->queue, &drop);
-		spin_unlock_irqrestore(&priv->lock, flags);
+		spin_unlock_bh(&priv->lock);
 		ipoib_count(priv, IPOIB_CNT_MCAST_JOIN_FAILURES);
 		net_info_ratelimited("%s: joining %pI6 failed (%d); retrying in %u ms\n",
 				     priv->dev->name, mcast->mgid.raw, status,
@@ -219,7 +218,7 @@ static int join_done(int status, struct ib_sa_multicast *multicast)
 	list_for_each_entry(neigh, &mcast->neighs, owner_link)
 		ipoib_neigh_set_ah(neigh, ah);
 	skb_queue_splice_tail_init(&mcast->queue, &ready);
-	spin_unlock_irqrestore(&priv->lock, flags);
+	spin_unlock_bh(&priv->lock);
 
 	ipoib_count(priv, IPOIB_CNT_MCAST_JOINS);
 	if (is_bc) {
@@ -300,7 +299,7 @@ void ipoib_mcast_task(struct work_struct *work)
 	struct ipoib_dev *priv = container_of(to_delayed_work(work),
 					      struct ipoib_dev, mcast_task);
 	union ib_gid bc_mgid;
-	unsigned long flags, next;
+	unsigned long next;
 	struct ib_port_attr attr;
 
 	if (!test_bit(IPOIB_MCAST_RUN, &priv->flags) ||
@@ -314,17 +313,17 @@ void ipoib_mcast_task(struct work_struct *work)
 	memcpy(bc_mgid.raw, ipoib_addr_gid(priv->dev->broadcast),
 	       sizeof(bc_mgid));
 
-	spin_lock_irqsave(&priv->lock, flags);
+	spin_lock_bh(&priv->lock);
 	if (!priv->broadcast) {
 		priv->broadcast = mcast_add(priv, &bc_mgid, false);
 		if (!priv->broadcast) {
-			spin_unlock_irqrestore(&priv->lock, flags);
+			spin_unlock_bh(&priv->lock);
 			kick_task(priv, HZ);
 			return;
 		}
 	}
 	next = join_pending(priv);
-	spin_unlock_irqrestore(&priv->lock, flags);
+	spin_unlock_bh(&priv->lock);
 	if (next)
 		kick_task(priv, next - jiffies);
 }
@@ -375,13 +374,12 @@ static void leave_all(struct ipoib_dev *priv, struct list_head *leaving)
 void ipoib_mcast_flush(struct ipoib_dev *priv)
 {
 	struct ipoib_mcast *mcast, *next;
-	unsigned long flags;
 	LIST_HEAD(leaving);
 
-	spin_lock_irqsave(&priv->lock, flags);
+	spin_lock_bh(&priv->lock);
 	list_for_each_entry_safe(mcast, next, &priv->mcast_list, list)
 		mcast_unlink(priv, mcast, &leaving);
-	spin_unlock_irqrestore(&priv->lock, flags);
+	spin_unlock_bh(&priv->lock);
 	netif_carrier_off(priv->dev);
 	leave_all(priv, &leaving);
 }
@@ -428,12 +426,11 @@ static void want_group(struct ipoib_dev *priv, const union ib_gid *mgid,
 static bool joined_elsewhere(struct ipoib_dev *priv, union ib_gid *mgid)
 {
 	struct ib_sa_mcmember_rec rec;
-	unsigned long flags;
 	bool ours;
 
-	spin_lock_irqsave(&priv->lock, flags);
+	spin_lock_bh(&priv->lock);
 	ours = mcast_find(priv, mgid);
-	spin_unlock_irqrestore(&priv->lock, flags);
+	spin_unlock_bh(&priv->lock);
 	return !ours && !ib_sa_get_mcmember_rec(priv->ca, priv->port, mgid,
 						&rec);
 }
@@ -452,7 +449,6 @@ void ipoib_mcast_restart_task(struct work_struct *work)
 	struct netdev_hw_addr *ha;
 	union ib_gid *wanted;
 	unsigned int n = 0, i;
-	unsigned long flags;
 	LIST_HEAD(leaving);
 
 	if (!test_bit(IPOIB_MCAST_RUN, &priv->flags))
@@ -476,7 +472,7 @@ void ipoib_mcast_restart_task(struct work_struct *work)
 			if (joined_elsewhere(priv, &wanted[i]))
 				memset(&wanted[i], 0, sizeof(wanted[i]));
 
-	spin_lock_irqsave(&priv->lock, flags);
+	spin_lock_bh(&priv->lock);
 	list_for_each_entry(mcast, &priv->mcast_list, list)
 		mcast->wanted = false;
 	for (i = 0; i < n; i++)
@@ -486,7 +482,7 @@ void ipoib_mcast_restart_task(struct work_struct *work)
 		if (mcast != priv->broadcast && !mcast->wanted &&
 		    !mcast->sendonly)
 			mcast_unlink(priv, mcast, &leaving);
-	spin_unlock_irqrestore(&priv->lock, flags);
+	spin_unlock_bh(&priv->lock);
 
 	kfree(wanted);
 	leave_all(priv, &leaving);
@@ -497,16 +493,15 @@ void ipoib_mcast_restart_task(struct work_struct *work)
 void ipoib_mcast_gc(struct ipoib_dev *priv)
 {
 	struct ipoib_mcast *mcast, *next;
-	unsigned long flags;
 	LIST_HEAD(leaving);
 
-	spin_lock_irqsave(&priv->lock, flags);
+	spin_lock_bh(&priv->lock);
 	list_for_each_entry_safe(mcast, next, &priv->mcast_list, list)
 		if (mcast->sendonly && !mcast->busy &&
 		    time_after(jiffies, READ_ONCE(mcast->last_used) +
 			       IPOIB_SENDONLY_IDLE))
 			mcast_unlink(priv, mcast, &leaving);
-	spin_unlock_irqrestore(&priv->lock, flags);
+	spin_unlock_bh(&priv->lock);
 	leave_all(priv, &leaving);
 }
 
@@ -519,9 +514,8 @@ void ipoib_mcast_send(struct ipoib_dev *priv, struct sk_buff *skb,
 	struct ipoib_mcast *mcast;
 	enum ipoib_counter why;
 	struct ipoib_ah *ah;
-	unsigned long flags;
 
-	spin_lock_irqsave(&priv->lock, flags);
+	spin_lock_bh(&priv->lock);
 	why = IPOIB_CNT_TX_DROP_NO_MCAST;
 	if (!priv->broadcast || !priv->broadcast->ready ||
 	    !test_bit(IPOIB_QP_READY, &priv->flags))
@@ -540,7 +534,7 @@ void ipoib_mcast_send(struct ipoib_dev *priv, struct sk_buff *skb,
 			goto drop;
 		ipoib_push_pseudo_header(skb, daddr);
 		__skb_queue_tail(&mcast->queue, skb);
-		spin_unlock_irqrestore(&priv->lock, flags);
+		spin_unlock_bh(&priv->lock);
 		return;
 	}
 
@@ -554,13 +548,13 @@ void ipoib_mcast_send(struct ipoib_dev *priv, struct sk_buff *skb,
 	}
 	ah = mcast->ah;
 	rcu_read_lock();
-	spin_unlock_irqrestore(&priv->lock, flags);
+	spin_unlock_bh(&priv->lock);
 	ipoib_ud_send(priv, skb, ah, IPOIB_MCAST_QPN);
 	rcu_read_unlock();
 	return;
 
 drop:
-	spin_unlock_irqrestore(&priv->lock, flags);
+	spin_unlock_bh(&priv->lock);
 	ipoib_count(priv, why);
 	atomic_long_inc(&priv->tx_dropped);
 	dev_kfree_skb_any(skb);

@@ -132,12 +132,11 @@ void ipoib_neigh_kill(struct ipoib_neigh *neigh)
 void ipoib_neigh_flush_all(struct ipoib_dev *priv)
 {
 	struct ipoib_neigh *neigh, *next;
-	unsigned long flags;
 
-	spin_lock_irqsave(&priv->lock, flags);
+	spin_lock_bh(&priv->lock);
 	list_for_each_entry_safe(neigh, next, &priv->neigh_list, all_link)
 		ipoib_neigh_kill(neigh);
-	spin_unlock_irqrestore(&priv->lock, flags);
+	spin_unlock_bh(&priv->lock);
 }
 
 /* Interface teardown: no transmit can run any more. */
@@ -154,9 +153,8 @@ void ipoib_neigh_gc(struct work_struct *work)
 	struct ipoib_dev *priv = container_of(to_delayed_work(work),
 					      struct ipoib_dev, gc_task);
 	struct ipoib_neigh *neigh, *next;
-	unsigned long flags;
 
-	spin_lock_irqsave(&priv->lock, flags);
+	spin_lock_bh(&priv->lock);
 	list_for_each_entry_safe(neigh, next, &priv->neigh_list, all_link) {
 		if (!skb_queue_empty(&neigh->queue) ||
 		    time_before(jiffies, READ_ONCE(neigh->last_used) +
@@ -165,7 +163,7 @@ void ipoib_neigh_gc(struct work_struct *work)
 		ipoib_neigh_kill(neigh);
 		ipoib_count(priv, IPOIB_CNT_NEIGH_GC);
 	}
-	spin_unlock_irqrestore(&priv->lock, flags);
+	spin_unlock_bh(&priv->lock);
 
 	ipoib_mcast_gc(priv);
 	if (test_bit(IPOIB_OPEN, &priv->flags))

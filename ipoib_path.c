@@ -69,7 +69,6 @@ static void path_done(int status, struct sa_path_rec *rec, int num_prs,
 	struct sk_buff_head ready, drop;
 	struct ipoib_neigh *neigh;
 	struct rdma_ah_attr attr;
-	unsigned long flags;
 
 	__skb_queue_head_init(&ready);
 	__skb_queue_head_init(&drop);
@@ -88,7 +87,7 @@ static void path_done(int status, struct sa_path_rec *rec, int num_prs,
 		status = -EIO;
 	}
 
-	spin_lock_irqsave(&priv->lock, flags);
+	spin_lock_bh(&priv->lock);
 	path->query = NULL;
 	if (ah) {
 		old = path->ah;
@@ -103,7 +102,7 @@ static void path_done(int status, struct sa_path_rec *rec, int num_prs,
 	} else {
 		path_failed(priv, path, status, &drop);
 	}
-	spin_unlock_irqrestore(&priv->lock, flags);
+	spin_unlock_bh(&priv->lock);
 	/* The path may be freed as soon as this completes. */
 	complete(&path->query_done);
 
@@ -191,10 +190,9 @@ void ipoib_xmit_unicast_slow(struct ipoib_dev *priv, struct sk_buff *skb,
 	struct sk_buff_head ready;
 	enum ipoib_counter why;
 	struct ipoib_ah *ah;
-	unsigned long flags;
 
 	__skb_queue_head_init(&ready);
-	spin_lock_irqsave(&priv->lock, flags);
+	spin_lock_bh(&priv->lock);
 	why = IPOIB_CNT_TX_DROP_POST;
 	if (!test_bit(IPOIB_QP_READY, &priv->flags))
 		goto drop;
@@ -206,7 +204,7 @@ void ipoib_xmit_unicast_slow(struct ipoib_dev *priv, struct sk_buff *skb,
 	if (ah) {
 		/* Resolved since the lockless look: send right away. */
 		rcu_read_lock();
-		spin_unlock_irqrestore(&priv->lock, flags);
+		spin_unlock_bh(&priv->lock);
 		ipoib_ud_send(priv, skb, ah, neigh->qpn);
 		rcu_read_unlock();
 		return;
@@ -215,12 +213,12 @@ void ipoib_xmit_unicast_slow(struct ipoib_dev *priv, struct sk_buff *skb,
 	if (!ipoib_neigh_queue(neigh, skb))
 		goto drop;
 	ipoib_path_resolve(priv, neigh, &ready);
-	spin_unlock_irqrestore(&priv->lock, flags);
+	spin_unlock_bh(&priv->lock);
 	ipoib_requeue(priv, &ready);
 	return;
 
 drop:
-	spin_unlock_irqrestore(&priv->lock, flags);
+	spin_unlock_bh(&priv->lock);
 	ipoib_count(priv, why);
 	atomic_long_inc(&priv->tx_dropped);
 	dev_kfree_skb_any(skb);
@@ -235,11 +233,10 @@ void ipoib_paths_invalidate(struct ipoib_dev *priv)
 	struct ipoib_neigh *neigh;
 	struct ipoib_path *path;
 	struct hlist_node *tmp;
-	unsigned long flags;
 	LIST_HEAD(dead);
 	int bkt;
 
-	spin_lock_irqsave(&priv->lock, flags);
+	spin_lock_bh(&priv->lock);
 	hash_for_each_safe(priv->paths, bkt, tmp, path, hash_link) {
 		path->valid = false;
 		path->backoff = 0;
@@ -249,7 +246,7 @@ void ipoib_paths_invalidate(struct ipoib_dev *priv)
 		ipoib_ah_put(path->ah);
 		path->ah = NULL;
 	}
-	spin_unlock_irqrestore(&priv->lock, flags);
+	spin_unlock_bh(&priv->lock);
 }
 
 /* Cancel outstanding queries, then free every path and its neighbours. */
@@ -258,20 +255,19 @@ void ipoib_paths_flush(struct ipoib_dev *priv)
 	struct ipoib_neigh *neigh, *nn;
 	struct ipoib_path *path;
 	struct hlist_node *tmp;
-	unsigned long flags;
 	int bkt;
 
-	spin_lock_irqsave(&priv->lock, flags);
+	spin_lock_bh(&priv->lock);
 	hash_for_each(priv->paths, bkt, path, hash_link)
 		if (path->query)
 			ib_sa_cancel_query(path->query_id, path->query);
-	spin_unlock_irqrestore(&priv->lock, flags);
+	spin_unlock_bh(&priv->lock);
 
 	/* Callbacks take priv->lock; wait for them with it released. */
 	hash_for_each(priv->paths, bkt, path, hash_link)
 		wait_for_completion(&path->query_done);
 
-	spin_lock_irqsave(&priv->lock, flags);
+	spin_lock_bh(&priv->lock);
 	hash_for_each_safe(priv->paths, bkt, tmp, path, hash_link) {
 		list_for_each_entry_safe(neigh, nn, &path->neighs, owner_link)
 			ipoib_neigh_kill(neigh);
@@ -279,5 +275,5 @@ void ipoib_paths_flush(struct ipoib_dev *priv)
 		ipoib_ah_put(path->ah);
 		kfree(path);
 	}
-	spin_unlock_irqrestore(&priv->lock, flags);
+	spin_unlock_bh(&priv->lock);
 }
