@@ -16,13 +16,19 @@
  */
 static struct lock_class_key sib_sq_lock_key, sib_rq_lock_key;
 
+/* One spot names the class: lockdep warns when a key is seen under two names. */
+static void sib_wq_lock_init(struct sib_wq *wq, struct lock_class_key *key)
+{
+	spin_lock_init(&wq->lock);
+	lockdep_set_class(&wq->lock, key);
+}
+
 int sib_wq_init(struct sib_wq *wq, u32 entries, u32 max_sge, size_t hdr,
 		struct lock_class_key *key)
 {
 	u32 n = roundup_pow_of_two(max_t(u32, entries, 1));
 
-	spin_lock_init(&wq->lock);
-	lockdep_set_class(&wq->lock, key);
+	sib_wq_lock_init(wq, key);
 	wq->stride = ALIGN(hdr + max_sge * sizeof(struct ib_sge), 16);
 	wq->buf = kvcalloc(n, wq->stride, GFP_KERNEL);
 	if (!wq->buf)
@@ -161,8 +167,7 @@ int sib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		if (ret)
 			goto err_sq;
 	} else {
-		spin_lock_init(&qp->rq.lock);
-		lockdep_set_class(&qp->rq.lock, &sib_rq_lock_key);
+		sib_wq_lock_init(&qp->rq, &sib_rq_lock_key);
 	}
 
 	ret = assign_qpn(qp, init);
