@@ -60,7 +60,7 @@ int ipoib_child_add(struct ipoib_dev *parent, u16 pkey, const char *name,
 		return restart_syscall();
 
 	mutex_lock(&parent->children_lock);
-	ret = sysfs_child_exists(parent, pkey) ? -EEXIST : 0;
+	ret = sysfs_child_exists(parent, pkey) ? -ENOTUNIQ : 0;
 	mutex_unlock(&parent->children_lock);
 	if (ret) {
 		netdev_warn(parent->dev, "a child with P_Key 0x%04x exists already\n",

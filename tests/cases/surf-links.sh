@@ -203,9 +203,9 @@ assert_eq "$(cat "$A.8002/pkey")" 0x8002 "sysfs child's pkey"
 assert_eq "$(cat "$A.8002/parent")" "$a" "sysfs child's parent"
 assert_eq "$(ipoib_d "$a.8002")" "pkey 0x8002 mode datagram umcast 0000" "ip -d link of the sysfs child"
 n=$(links)
-assert_eq "$(sysfs_write "$A/create_child" 0x8002)" "File exists" "create_child 0x8002 again"
-assert_eq "$(sysfs_write "$A/create_child" 0x0002)" "File exists" "create_child 0x0002 (the same partition)"
-assert_eq "$(sysfs_write "$A/create_child" 0xffff)" "File exists" "create_child with the parent's P_Key"
+assert_eq "$(sysfs_write "$A/create_child" 0x8002)" "Name not unique on network" "create_child 0x8002 again"
+assert_eq "$(sysfs_write "$A/create_child" 0x0002)" "Name not unique on network" "create_child 0x0002 (the same partition)"
+assert_eq "$(sysfs_write "$A/create_child" 0xffff)" "Name not unique on network" "create_child with the parent's P_Key"
 for v in 0 0x8000 0x10000 junk ""; do
 	assert_eq "$(sysfs_write "$A/create_child" "$v")" "Invalid argument" "create_child '$v'"
 done
