@@ -143,10 +143,15 @@ struct ipoib_rx_slot {
 	u64 mapping;
 };
 
-struct ipoib_tx_slot {
-	struct sk_buff *skb;
+/* An skb mapped for the HCA: the linear part, if any, then each fragment. */
+struct ipoib_tx_map {
 	unsigned int head_len;		/* mapped linear part, 0 if none */
 	u64 mapping[MAX_SKB_FRAGS + 1];
+};
+
+struct ipoib_tx_slot {
+	struct sk_buff *skb;
+	struct ipoib_tx_map map;
 };
 
 /* Counters beyond rtnl_link_stats64, reported by ethtool -S. */
@@ -408,6 +413,13 @@ void ipoib_neigh_flush_all(struct ipoib_dev *priv);
 void ipoib_neigh_gc(struct work_struct *work);
 bool ipoib_neigh_queue(struct ipoib_neigh *neigh, struct sk_buff *skb);
 void ipoib_requeue(struct ipoib_dev *priv, struct sk_buff_head *q);
+int ipoib_tx_map(struct ipoib_dev *priv, struct sk_buff *skb,
+		 unsigned int hlen, struct ipoib_tx_map *map,
+		 struct ib_sge *sge);
+void ipoib_tx_unmap(struct ipoib_dev *priv, struct sk_buff *skb,
+		    const struct ipoib_tx_map *map);
+void ipoib_tx_drop(struct ipoib_dev *priv, struct sk_buff *skb,
+		   enum ipoib_counter why);
 void ipoib_drop_queue(struct ipoib_dev *priv, struct sk_buff_head *q,
 		      enum ipoib_counter why);
 

@@ -61,8 +61,7 @@ struct ipoib_cm_rx_buf {
 struct ipoib_cm_tx_slot {
 	struct ib_cqe cqe;
 	struct sk_buff *skb;
-	unsigned int head_len;
-	u64 mapping[MAX_SKB_FRAGS + 1];
+	struct ipoib_tx_map map;
 };
 
 struct ipoib_cm_conn {

@@ -47,72 +47,6 @@ static bool ud_too_big(struct ipoib_dev *priv, struct sk_buff *skb)
 	return true;
 }
 
-static void tx_unmap(struct ipoib_dev *priv, struct ipoib_cm_tx_slot *slot)
-{
-	struct sk_buff *skb = slot->skb;
-	unsigned int m = 0, f;
-
-	if (slot->head_len)
-		ib_dma_unmap_single(priv->ca, slot->mapping[m++],
-				    slot->head_len, DMA_TO_DEVICE);
-	for (f = 0; f < skb_shinfo(skb)->nr_frags; f++)
-		ib_dma_unmap_page(priv->ca, slot->mapping[m++],
-				  skb_frag_size(&skb_shinfo(skb)->frags[f]),
-				  DMA_TO_DEVICE);
-}
-
-static int tx_map(struct ipoib_dev *priv, struct ipoib_cm_conn *conn,
-		  struct sk_buff *skb, struct ipoib_cm_tx_slot *slot)
-{
-	unsigned int head = skb_headlen(skb);
-	unsigned int m = 0, f;
-	u64 addr;
-
-	slot->head_len = head;
-	if (head) {
-		addr = ib_dma_map_single(priv->ca, skb->data, head,
-					 DMA_TO_DEVICE);
-		if (unlikely(ib_dma_mapping_error(priv->ca, addr)))
-			return -EIO;
-		slot->mapping[m] = addr;
-		conn->tx_sge[m].addr = addr;
-		conn->tx_sge[m].length = head;
-		m++;
-	}
-	for (f = 0; f < skb_shinfo(skb)->nr_frags; f++) {
-		const skb_frag_t *frag = &skb_shinfo(skb)->frags[f];
-
-		addr = ib_dma_map_page(priv->ca, skb_frag_page(frag),
-				       skb_frag_off(frag), skb_frag_size(frag),
-				       DMA_TO_DEVICE);
-		if (unlikely(ib_dma_mapping_error(priv->ca, addr)))
-			goto unwind;
-		slot->mapping[m] = addr;
-		conn->tx_sge[m].addr = addr;
-		conn->tx_sge[m].length = skb_frag_size(frag);
-		m++;
-	}
-	return m;
-
-unwind:
-	while (f--)
-		ib_dma_unmap_page(priv->ca, slot->mapping[--m],
-				  skb_frag_size(&skb_shinfo(skb)->frags[f]),
-				  DMA_TO_DEVICE);
-	if (head)
-		ib_dma_unmap_single(priv->ca, slot->mapping[0], head,
-				    DMA_TO_DEVICE);
-	return -EIO;
-}
-
-static void tx_drop(struct ipoib_dev *priv, struct sk_buff *skb,
-		    enum ipoib_counter why)
-{
-	ipoib_count(priv, why);
-	atomic_long_inc(&priv->tx_dropped);
-	dev_kfree_skb_any(skb);
-}
-
 /* Softirq, from the connection's send CQ; completions come in order. */
 static void tx_done(struct ib_cq *cq, struct ib_wc *wc)
 {
@@ -131,7 +65,7 @@ static void tx_done(struct ib_cq *cq, struct ib_wc *wc)
 		atomic_long_inc(&priv->tx_errors);
 		ipoib_cm_conn_kill(conn, true);
 	}
-	tx_unmap(priv, slot);
+	ipoib_tx_unmap(priv, slot->skb, &slot->map);
 	dev_consume_skb_any(slot->skb);
 	slot->skb = NULL;
 	WRITE_ONCE(conn->tx_tail, conn->tx_tail + 1);
@@ -174,7 +108,7 @@ void ipoib_cm_tx_free(struct ipoib_cm_conn *conn)
 
 		if (!slot->skb)
 			continue;
-		tx_unmap(priv, slot);
+		ipoib_tx_unmap(priv, slot->skb, &slot->map);
 		dev_kfree_skb_any(slot->skb);
 		slot->skb = NULL;
 	}
@@ -209,12 +143,12 @@ void ipoib_cm_send(struct ipoib_dev *priv, struct ipoib_cm_conn *conn,
 	}
 	if (skb_shinfo(skb)->nr_frags + 1 > priv->max_send_sge &&
 	    unlikely(skb_linearize(skb))) {
-		tx_drop(priv, skb, IPOIB_CNT_TX_DROP_MAP);
+		ipoib_tx_drop(priv, skb, IPOIB_CNT_TX_DROP_MAP);
 		return;
 	}
-	n = tx_map(priv, conn, skb, slot);
+	n = ipoib_tx_map(priv, skb, 0, &slot->map, conn->tx_sge);
 	if (unlikely(n < 0)) {
-		tx_drop(priv, skb, IPOIB_CNT_TX_DROP_MAP);
+		ipoib_tx_drop(priv, skb, IPOIB_CNT_TX_DROP_MAP);
 		return;
 	}
 	wr.num_sge = n;
@@ -224,9 +158,9 @@ void ipoib_cm_send(struct ipoib_dev *priv, struct ipoib_cm_conn *conn,
 	if (unlikely(ret)) {
 		netdev_warn_once(priv->dev, "posting a connected-mode send failed: %d\n",
 				 ret);
-		tx_unmap(priv, slot);
+		ipoib_tx_unmap(priv, slot->skb, &slot->map);
 		slot->skb = NULL;
-		tx_drop(priv, skb, IPOIB_CNT_TX_DROP_POST);
+		ipoib_tx_drop(priv, skb, IPOIB_CNT_TX_DROP_POST);
 		return;
 	}
 	ipoib_count(priv, IPOIB_CNT_CM_TX_PACKETS);
@@ -328,7 +262,7 @@ bool ipoib_cm_xmit(struct ipoib_dev *priv, struct ipoib_neigh *neigh,
 	}
 	if (skb_queue_len(&conn->queue) >= IPOIB_CM_MAX_QUEUED) {
 		spin_unlock_bh(&priv->lock);
-		tx_drop(priv, skb, IPOIB_CNT_CM_TX_DROP_QUEUE);
+		ipoib_tx_drop(priv, skb, IPOIB_CNT_CM_TX_DROP_QUEUE);
 		return true;
 	}
 	ipoib_push_pseudo_header(skb, neigh->daddr);

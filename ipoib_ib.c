@@ -184,16 +184,16 @@ static void handle_rx(struct ipoib_dev *priv, const struct ib_wc *wc,
 	rx_deliver(priv, old.skb, wc);
 }
 
-static void tx_unmap(struct ipoib_dev *priv, struct ipoib_tx_slot *slot)
+void ipoib_tx_unmap(struct ipoib_dev *priv, struct sk_buff *skb,
+		    const struct ipoib_tx_map *map)
 {
-	struct sk_buff *skb = slot->skb;
 	unsigned int m = 0, f;
 
-	if (slot->head_len)
-		ib_dma_unmap_single(priv->ca, slot->mapping[m++],
-				    slot->head_len, DMA_TO_DEVICE);
+	if (map->head_len)
+		ib_dma_unmap_single(priv->ca, map->mapping[m++],
+				    map->head_len, DMA_TO_DEVICE);
 	for (f = 0; f < skb_shinfo(skb)->nr_frags; f++)
-		ib_dma_unmap_page(priv->ca, slot->mapping[m++],
+		ib_dma_unmap_page(priv->ca, map->mapping[m++],
 				  skb_frag_size(&skb_shinfo(skb)->frags[f]),
 				  DMA_TO_DEVICE);
 }
@@ -211,7 +211,7 @@ static void handle_tx(struct ipoib_dev *priv, const struct ib_wc *wc,
 		ipoib_count(priv, IPOIB_CNT_TX_ERRORS_WC);
 		atomic_long_inc(&priv->tx_errors);
 	}
-	tx_unmap(priv, slot);
+	ipoib_tx_unmap(priv, slot->skb, &slot->map);
 	napi_consume_skb(slot->skb, budget);
 	slot->skb = NULL;
 	/* Send completions come in posting order. */
@@ -282,23 +282,27 @@ void ipoib_tx_completion(struct ib_cq *cq, void *ctx)
 	napi_schedule(&priv->napi);
 }
 
-/* Map the skb for the HCA; the first hlen bytes travel in the LSO header. */
-static int tx_map(struct ipoib_dev *priv, struct sk_buff *skb,
-		  struct ipoib_tx_slot *slot, unsigned int hlen)
+/*
+ * Map the skb for the HCA into map and sge; the first hlen bytes travel in
+ * the LSO header.  Returns the number of SGEs, or -EIO with nothing mapped.
+ */
+int ipoib_tx_map(struct ipoib_dev *priv, struct sk_buff *skb,
+		 unsigned int hlen, struct ipoib_tx_map *map,
+		 struct ib_sge *sge)
 {
 	unsigned int head = skb_headlen(skb) - hlen;
 	unsigned int m = 0, f;
 	u64 addr;
 
-	slot->head_len = head;
+	map->head_len = head;
 	if (head) {
 		addr = ib_dma_map_single(priv->ca, skb->data + hlen, head,
 					 DMA_TO_DEVICE);
 		if (unlikely(ib_dma_mapping_error(priv->ca, addr)))
 			return -EIO;
-		slot->mapping[m] = addr;
-		priv->tx_sge[m].addr = addr;
-		priv->tx_sge[m].length = head;
+		map->mapping[m] = addr;
+		sge[m].addr = addr;
+		sge[m].length = head;
 		m++;
 	}
 	for (f = 0; f < skb_shinfo(skb)->nr_frags; f++) {
@@ -309,27 +313,26 @@ static int tx_map(struct ipoib_dev *priv, struct sk_buff *skb,
 				       DMA_TO_DEVICE);
 		if (unlikely(ib_dma_mapping_error(priv->ca, addr)))
 			goto unwind;
-		slot->mapping[m] = addr;
-		priv->tx_sge[m].addr = addr;
-		priv->tx_sge[m].length = skb_frag_size(frag);
+		map->mapping[m] = addr;
+		sge[m].addr = addr;
+		sge[m].length = skb_frag_size(frag);
 		m++;
 	}
-	priv->tx_wr.wr.num_sge = m;
-	return 0;
+	return m;
 
 unwind:
 	while (f--)
-		ib_dma_unmap_page(priv->ca, slot->mapping[--m],
+		ib_dma_unmap_page(priv->ca, map->mapping[--m],
 				  skb_frag_size(&skb_shinfo(skb)->frags[f]),
 				  DMA_TO_DEVICE);
 	if (head)
-		ib_dma_unmap_single(priv->ca, slot->mapping[0], head,
+		ib_dma_unmap_single(priv->ca, map->mapping[0], head,
 				    DMA_TO_DEVICE);
 	return -EIO;
 }
 
-static void tx_drop(struct ipoib_dev *priv, struct sk_buff *skb,
-		    enum ipoib_counter why)
+void ipoib_tx_drop(struct ipoib_dev *priv, struct sk_buff *skb,
+		   enum ipoib_counter why)
 {
 	ipoib_count(priv, why);
 	atomic_long_inc(&priv->tx_dropped);
@@ -365,31 +368,33 @@ int ipoib_ud_send(struct ipoib_dev *priv, struct sk_buff *skb,
 	struct ipoib_tx_slot *slot = &priv->tx_ring[i];
 	struct ib_ud_wr *wr = &priv->tx_wr;
 	unsigned int len = skb->len;
-	int hlen, ret;
+	int hlen, n, ret;
 
 	if (unlikely(!test_bit(IPOIB_QP_READY, &priv->flags))) {
-		tx_drop(priv, skb, IPOIB_CNT_TX_DROP_POST);
+		ipoib_tx_drop(priv, skb, IPOIB_CNT_TX_DROP_POST);
 		return -ENETDOWN;
 	}
 	wr->wr.opcode = IB_WR_SEND;
 	hlen = tx_prepare_lso(priv, skb);
 	if (unlikely(hlen < 0)) {
-		tx_drop(priv, skb, IPOIB_CNT_TX_DROP_TOO_BIG);
+		ipoib_tx_drop(priv, skb, IPOIB_CNT_TX_DROP_TOO_BIG);
 		return hlen;
 	}
 	if (!hlen && unlikely(len > priv->max_ib_mtu)) {
-		tx_drop(priv, skb, IPOIB_CNT_TX_DROP_TOO_BIG);
+		ipoib_tx_drop(priv, skb, IPOIB_CNT_TX_DROP_TOO_BIG);
 		return -EMSGSIZE;
 	}
 	if (skb_shinfo(skb)->nr_frags + 1 > priv->max_send_sge &&
 	    unlikely(skb_linearize(skb))) {
-		tx_drop(priv, skb, IPOIB_CNT_TX_DROP_MAP);
+		ipoib_tx_drop(priv, skb, IPOIB_CNT_TX_DROP_MAP);
 		return -ENOMEM;
 	}
-	if (unlikely(tx_map(priv, skb, slot, hlen))) {
-		tx_drop(priv, skb, IPOIB_CNT_TX_DROP_MAP);
+	n = ipoib_tx_map(priv, skb, hlen, &slot->map, priv->tx_sge);
+	if (unlikely(n < 0)) {
+		ipoib_tx_drop(priv, skb, IPOIB_CNT_TX_DROP_MAP);
 		return -EIO;
 	}
+	wr->wr.num_sge = n;
 
 	wr->wr.wr_id = i;
 	wr->wr.send_flags = IB_SEND_SIGNALED;
@@ -405,9 +410,9 @@ int ipoib_ud_send(struct ipoib_dev *priv, struct sk_buff *skb,
 	ret = ib_post_send(priv->qp, &wr->wr, NULL);
 	if (unlikely(ret)) {
 		netdev_warn_once(priv->dev, "posting a send failed: %d\n", ret);
-		tx_unmap(priv, slot);
+		ipoib_tx_unmap(priv, slot->skb, &slot->map);
 		slot->skb = NULL;
-		tx_drop(priv, skb, IPOIB_CNT_TX_DROP_POST);
+		ipoib_tx_drop(priv, skb, IPOIB_CNT_TX_DROP_POST);
 		return ret;
 	}
 	u64_stats_update_begin(&priv->tx_stats.sync);
@@ -520,7 +525,7 @@ static void drain_rings(struct ipoib_dev *priv)
 
 		if (!slot->skb)
 			continue;
-		tx_unmap(priv, slot);
+		ipoib_tx_unmap(priv, slot->skb, &slot->map);
 		dev_kfree_skb_any(slot->skb);
 		slot->skb = NULL;
 	}
