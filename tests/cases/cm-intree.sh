@@ -18,12 +18,7 @@ set -eu
 
 stat_of() { ip netns exec "$1" ethtool -S "$2" | awk -v k="$3:" '$1 == k { print $2 }'; }
 
-fabric_up devices=2 ports=1
-alt_up
-intree_up
-ours=$(wait_iface ipoib_alt sib0 1)
-theirs=$(wait_iface ib_ipoib sib1 1)
-echo "ours: $ours on sib0, in-tree: $theirs on sib1"
+interop_up
 echo connected >"/sys/class/net/$ours/mode"
 echo connected >"/sys/class/net/$theirs/mode"
 ip link set "$ours" mtu 65520

@@ -12,12 +12,7 @@ set -eu
 # shellcheck source=SCRIPTDIR/../lib/ib.sh
 . "$TESTS_LIB/ib.sh"
 
-fabric_up devices=2 ports=1
-alt_up
-intree_up
-ours=$(wait_iface ipoib_alt sib0 1)
-theirs=$(wait_iface ib_ipoib sib1 1)
-echo "ours: $ours on sib0, in-tree: $theirs on sib1"
+interop_up
 ib_host h1 "$ours" 10.6.0.1/24 fd06::1/64
 ib_host h2 "$theirs" 10.6.0.2/24 fd06::2/64
 wait_carrier h1 "$ours"

@@ -44,6 +44,19 @@ ours_up() { modprobe ib_ipoib "$@"; }
 # alt_up [parameters...]: our driver as ipoib_alt, beside the in-tree one.
 alt_up() { modprobe ipoib_alt "$@"; }
 
+# interop_up: ours (ipoib_alt) on sib0 and the in-tree driver on sib1 of a
+# two-HCA fabric; sets ours and theirs to their interfaces.
+interop_up() {
+	fabric_up devices=2 ports=1
+	alt_up
+	intree_up
+	# shellcheck disable=SC2034 # read by the case
+	ours=$(wait_iface ipoib_alt sib0 1)
+	# shellcheck disable=SC2034 # read by the case
+	theirs=$(wait_iface ib_ipoib sib1 1)
+	echo "ours: $ours on sib0, in-tree: $theirs on sib1"
+}
+
 # ipoib_iface DRIVER IBDEV PORT: the main interface DRIVER made on that port.
 ipoib_iface() {
 	local drv=$1 gid n addr
