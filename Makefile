@@ -5,11 +5,14 @@
 #
 #   make                 build every module for $(KVER)
 #   make check           lint, unit tests and the VM suite; ends "N passed, N failed"
+#   make check-6.12      builds, DKMS and the VM suite on Debian 12's 6.12 kernel
+#   make check-rt        the same on its PREEMPT_RT flavour (not in CI)
 #   make demo            two hosts on the software fabric, our driver at work
 #   make install         ib_ipoib into /lib/modules/$(KVER)/updates, over the in-tree one
 #   make dkms-install    the same through DKMS, rebuilt for every new kernel
 #   make check-debug     VM cases on the debug kernel (KASAN, lockdep, kmemleak)
 #   make bench           ours against the in-tree driver, side by side
+#   make soak            fault campaigns and fuzzing at full counts (not in make check)
 #
 # KVER defaults to the version Debian's linux-image-amd64 points at; KDIR to
 # its headers. MODNAME renames our driver (module, rtnl kind, debugfs dir).
@@ -28,8 +31,8 @@ TEST_MODULES := sib cmprobe sibperf
 ALT_NAME := ipoib_alt
 VARIANTS ?= ipoib $(ALT_NAME) $(TEST_MODULES)
 
-.PHONY: all modules vm-modules clean check unit lint vm demo debug-kernel check-debug \
-	bench \
+.PHONY: all modules vm-modules clean check check-6.12 check-rt unit lint vm demo \
+	debug-kernel check-debug bench soak \
 	$(addprefix mod-,$(VARIANTS))
 
 all: modules
@@ -38,19 +41,21 @@ modules: $(addprefix mod-,$(VARIANTS))
 	@mkdir -p $(KO_DIR)
 	@for d in $(VARIANTS); do cp $(BUILD)/$$d/*.ko $(KO_DIR)/; done
 
-# Symlink a source directory into a build directory and run Kbuild there.
+# Symlink source directories (the module's, then any other) into a build
+# directory, with the API probes every Kbuild includes, and run Kbuild there.
 define build_module
 	@mkdir -p $(BUILD)/$(1)
-	@for f in $(2)/*.c $(2)/*.h $(2)/Kbuild; do \
+	@for f in $(foreach d,$(2),$(d)/*.c $(d)/*.h $(d)/Kbuild) $(top)/Kbuild.compat; do \
 		[ -e "$$f" ] && ln -sf "$$f" $(BUILD)/$(1)/; done; true
 	$(MAKE) -C $(KDIR) M=$(BUILD)/$(1) $(3) modules
 endef
 
+# Test modules that need it share a compat header and probes (tests/compat/).
 mod-sib:
-	$(call build_module,sib,$(top)/tests/sib,)
+	$(call build_module,sib,$(top)/tests/sib $(top)/tests/compat,)
 
 mod-cmprobe:
-	$(call build_module,cmprobe,$(top)/tests/cmprobe,)
+	$(call build_module,cmprobe,$(top)/tests/cmprobe $(top)/tests/compat,)
 
 mod-sibperf:
 	$(call build_module,sibperf,$(top)/tests/sibperf,)
@@ -67,12 +72,24 @@ vm-modules: modules
 check:
 	$(top)/tests/check
 
+# The other kernels we build and test on (tests/vm/kver names them); CASES
+# narrows the VM cases.
+check-6.12:
+	$(top)/tests/check --kernel-version 6.12 $(CASES)
+
+check-rt:
+	$(top)/tests/check --kernel-version 6.12-rt $(CASES)
+
 demo:
 	$(top)/tests/demo/run
 
 # Ours against the in-tree driver; reported, never a test (tests/bench/).
 bench:
 	$(top)/tests/bench/run
+
+# Campaigns that repeat faults and fuzz the wire (tests/soak/run).
+soak:
+	$(top)/tests/soak/run
 
 lint:
 	$(top)/tests/lint/run $(KVER)
@@ -105,7 +122,7 @@ uninstall:
 # The driver's sources, as DKMS builds them, in DKMS_SRC.
 DKMS_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' $(top)/dkms.conf)
 DKMS_SRC ?= /usr/src/ib_ipoib-$(DKMS_VERSION)
-DKMS_FILES := dkms.conf Kbuild LICENSE $(notdir $(wildcard $(top)/*.c $(top)/*.h))
+DKMS_FILES := dkms.conf Kbuild Kbuild.compat LICENSE $(notdir $(wildcard $(top)/*.c $(top)/*.h))
 
 dkms-src:
 	rm -rf $(DKMS_SRC)

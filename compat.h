@@ -2,16 +2,33 @@
 /*
  * Kernel-version differences, kept here so the driver's files read as if
  * written for one kernel.  Baseline: Debian 12's 6.1.
+ *
+ * Differences are detected from the headers themselves, not by version
+ * number: Kbuild.compat compiles each probe of compat_probes.c against them
+ * and writes the IPOIB_HAVE_* of those that compile in compat_generated.h,
+ * so distribution kernels with backports build too.
  */
 #ifndef IPOIB_COMPAT_H
 #define IPOIB_COMPAT_H
 
 #include <linux/netdevice.h>
+#include "compat_generated.h"
 
-/*
- * Differences are detected by Kbuild from the headers themselves (see the
- * IPOIB_HAVE_* probes there) rather than by version number, so distribution
- * kernels with backports build too.
- */
+/* header_ops.parse gained a second argument: the net_device. */
+#ifdef IPOIB_HAVE_HEADER_PARSE_DEV
+#define IPOIB_HEADER_PARSE(fn)						\
+	int fn(const struct sk_buff *skb, const struct net_device *dev,	\
+	       unsigned char *haddr)
+#else
+#define IPOIB_HEADER_PARSE(fn)						\
+	int fn(const struct sk_buff *skb, unsigned char *haddr)
+#endif
+
+/* ib_sa_path_rec_get's callback: the record count became unsigned int. */
+#ifdef IPOIB_HAVE_SA_PATH_NUM_PRS_UINT
+#define ipoib_sa_num_prs unsigned int
+#else
+#define ipoib_sa_num_prs int
+#endif
 
 #endif /* IPOIB_COMPAT_H */

@@ -5,6 +5,7 @@
  *   ipoib_main.c       module, ib_client, creating a port's interfaces
  *   ipoib_netdev.c     net_device ops, header ops, MTU, stats, TX timeout
  *   ipoib_ib.c         UD data path: rings, NAPI, send, receive
+ *   ipoib_tx.c         send rings of every QP: room, mapping, queue control
  *   ipoib_verbs.c      QP and CQ set-up and state changes
  *   ipoib_neigh.c      neighbours (20-byte address -> AH, QPN, connection)
  *   ipoib_path.c       SA path records and unicast address handles
@@ -149,10 +150,34 @@ struct ipoib_tx_map {
 	u64 mapping[MAX_SKB_FRAGS + 1];
 };
 
+/* One posted send; connections find theirs through the cqe. */
 struct ipoib_tx_slot {
+	struct ib_cqe cqe;
 	struct sk_buff *skb;
 	struct ipoib_tx_map map;
 };
+
+/*
+ * A send ring: the UD QP's, or a connection's (ipoib_tx.c has the rules).
+ * head moves under the interface's transmit lock, tail in the completion
+ * handler; both run on, so head - tail is what the HCA holds.
+ */
+struct ipoib_tx_ring {
+	struct ipoib_tx_slot *slots;
+	unsigned int size;		/* power of two */
+	unsigned int head;
+	unsigned int tail;
+};
+
+static inline unsigned int ipoib_tx_outstanding(const struct ipoib_tx_ring *r)
+{
+	return READ_ONCE(r->head) - READ_ONCE(r->tail);
+}
+
+static inline bool ipoib_tx_room(const struct ipoib_tx_ring *r)
+{
+	return ipoib_tx_outstanding(r) < r->size;
+}
 
 /* Counters beyond rtnl_link_stats64, reported by ethtool -S. */
 enum ipoib_counter {
@@ -163,6 +188,7 @@ enum ipoib_counter {
 	IPOIB_CNT_TX_DROP_MAP,
 	IPOIB_CNT_TX_DROP_POST,
 	IPOIB_CNT_TX_DROP_BAD_ADDR,
+	IPOIB_CNT_TX_DROP_RING_FULL,	/* a bug: posted with no room */
 	IPOIB_CNT_TX_LSO,
 	IPOIB_CNT_TX_CSUM,
 	IPOIB_CNT_TX_ERRORS_WC,
@@ -170,6 +196,7 @@ enum ipoib_counter {
 	IPOIB_CNT_RX_DROP_NO_MEM,
 	IPOIB_CNT_RX_DROP_OWN_MCAST,
 	IPOIB_CNT_RX_DROP_BAD_LEN,
+	IPOIB_CNT_RX_DROP_BAD_ARP,
 	IPOIB_CNT_RX_ERRORS_WC,
 	IPOIB_CNT_RX_CSUM_OK,
 	IPOIB_CNT_PATH_QUERIES,
@@ -194,12 +221,13 @@ enum ipoib_counter {
 	IPOIB_CNT_CM_TX_PACKETS,
 	IPOIB_CNT_CM_RX_PACKETS,
 	IPOIB_CNT_CM_TX_DROP_QUEUE,
+	IPOIB_CNT_CM_TX_BACKLOGGED,
+	IPOIB_CNT_CM_TX_DROP_BACKLOG,
+	IPOIB_CNT_CM_REJ_SMALL_MTU,
 	IPOIB_CNT_CM_RX_DROP_NO_MEM,
 	IPOIB_CNT_CM_ERRORS_WC,
 	IPOIB_NR_COUNTERS
 };
-
-extern const char *const ipoib_counter_names[IPOIB_NR_COUNTERS];
 
 struct ipoib_ring_stats {
 	struct u64_stats_sync sync;
@@ -227,6 +255,7 @@ enum {
 	IPOIB_MCAST_RUN,		/* the join task may run */
 	IPOIB_CM_MODE,			/* connected mode chosen */
 	IPOIB_CM_RUNNING,		/* ... and listening, SRQ up */
+	IPOIB_ANNOUNCE,			/* carrier came on: tell the peers */
 };
 
 enum ipoib_flush_level {
@@ -268,11 +297,9 @@ struct ipoib_dev {
 	/* Data path. */
 	struct napi_struct napi;
 	struct ipoib_rx_slot *rx_ring;
-	struct ipoib_tx_slot *tx_ring;
+	struct ipoib_tx_ring tx;	/* the UD QP's */
 	unsigned int rx_size;		/* power of two */
-	unsigned int tx_size;		/* power of two */
-	unsigned int tx_head;		/* sends posted, under netif_tx_lock */
-	unsigned int tx_tail;		/* sends completed, in NAPI */
+	unsigned int tx_size;		/* power of two, as configured */
 	struct ib_sge tx_sge[MAX_SKB_FRAGS + 1];
 	struct ib_ud_wr tx_wr;
 	struct ib_sge rx_sge;
@@ -285,7 +312,6 @@ struct ipoib_dev {
 	atomic_long_t tx_errors;
 	atomic_long_t counters[IPOIB_NR_COUNTERS];
 	struct ipoib_coalesce coal;	/* under rtnl */
-	unsigned int tx_timeout_tail;	/* tx_tail when the watchdog fired */
 
 	/*
 	 * Slow path, under lock.  A BH lock, never taken with IRQs off:
@@ -312,6 +338,9 @@ struct ipoib_dev {
 	struct work_struct flush_normal;
 	struct work_struct flush_heavy;
 	struct work_struct tx_recover_task;
+	struct delayed_work cm_fallback_task;	/* connected mode failed */
+	struct sk_buff_head resend;	/* ready while in ndo_start_xmit */
+	struct work_struct resend_task;
 	struct ib_event_handler event_handler;
 
 	struct ipoib_cm_dev *cm;	/* connected mode, NULL when unsupported */
@@ -326,6 +355,13 @@ static inline struct ipoib_dev *ipoib_priv(const struct net_device *dev)
 static inline void ipoib_count(struct ipoib_dev *priv, enum ipoib_counter c)
 {
 	atomic_long_inc(&priv->counters[c]);
+}
+
+/* Traffic keeps a neighbour alive; written at most once a tick. */
+static inline void ipoib_neigh_touch(struct ipoib_neigh *neigh)
+{
+	if (time_after(jiffies, READ_ONCE(neigh->last_used)))
+		WRITE_ONCE(neigh->last_used, jiffies);
 }
 
 static inline bool ipoib_is_child(const struct ipoib_dev *priv)
@@ -346,21 +382,18 @@ static inline bool ipoib_is_child(const struct ipoib_dev *priv)
 
 /* ipoib_main.c */
 extern struct ib_sa_client ipoib_sa_client;
-extern struct workqueue_struct *ipoib_wq;
 struct net_device *ipoib_create_netdev(struct ib_device *ca, u32 port,
 				       const char *name, u16 pkey,
 				       struct ipoib_dev *parent);
-int ipoib_register_netdev(struct net_device *dev);
 
 /* ipoib_netdev.c */
+void ipoib_push_pseudo_header(struct sk_buff *skb, const u8 *daddr);
+bool ipoib_is_our_netdev(const struct net_device *dev);
 void ipoib_setup(struct net_device *dev);
-extern const struct header_ops ipoib_header_ops;
 int ipoib_set_mtu_limits(struct ipoib_dev *priv);
 void ipoib_update_mtu(struct ipoib_dev *priv);
 void ipoib_update_dev_addr(struct ipoib_dev *priv);
 void ipoib_stats_fold(struct ipoib_dev *priv, struct rtnl_link_stats64 *s);
-void ipoib_xmit_unicast_slow(struct ipoib_dev *priv, struct sk_buff *skb,
-			     const u8 *daddr);
 
 /* ipoib_ib.c */
 int ipoib_ib_open(struct ipoib_dev *priv);
@@ -370,10 +403,28 @@ int ipoib_ud_send(struct ipoib_dev *priv, struct sk_buff *skb,
 int ipoib_poll(struct napi_struct *napi, int budget);
 void ipoib_rx_completion(struct ib_cq *cq, void *ctx);
 void ipoib_tx_completion(struct ib_cq *cq, void *ctx);
-void ipoib_tx_recover(struct work_struct *work);
-void ipoib_push_pseudo_header(struct sk_buff *skb, const u8 *daddr);
+bool ipoib_rx_acceptable(struct ipoib_dev *priv, struct sk_buff *skb);
 int ipoib_resize_rings(struct ipoib_dev *priv, unsigned int rx,
 		       unsigned int tx, struct netlink_ext_ack *extack);
+
+/* ipoib_tx.c */
+int ipoib_tx_ring_init(struct ipoib_tx_ring *ring, unsigned int size);
+void ipoib_tx_ring_discard(struct ipoib_dev *priv, struct ipoib_tx_ring *ring);
+void ipoib_tx_ring_free(struct ipoib_tx_ring *ring);
+void ipoib_assert_tx_locked(struct ipoib_dev *priv);
+struct ipoib_tx_slot *ipoib_tx_claim(struct ipoib_dev *priv,
+				     struct ipoib_tx_ring *ring,
+				     struct sk_buff *skb);
+int ipoib_tx_load(struct ipoib_dev *priv, struct ipoib_tx_slot *slot,
+		  struct sk_buff *skb, unsigned int hlen, struct ib_sge *sge);
+int ipoib_tx_posted(struct ipoib_dev *priv, struct ipoib_tx_ring *ring,
+		    struct ipoib_tx_slot *slot, unsigned int len, int ret);
+void ipoib_tx_release(struct ipoib_dev *priv, struct ipoib_tx_ring *ring,
+		      struct ipoib_tx_slot *slot, int budget);
+void ipoib_tx_ud_posted(struct ipoib_dev *priv);
+void ipoib_tx_ud_reaped(struct ipoib_dev *priv);
+void ipoib_tx_drop(struct ipoib_dev *priv, struct sk_buff *skb,
+		   enum ipoib_counter why);
 
 /* ipoib_verbs.c */
 int ipoib_transport_init(struct ipoib_dev *priv);
@@ -409,30 +460,23 @@ struct ipoib_neigh *ipoib_neigh_get_or_create(struct ipoib_dev *priv,
 					      const u8 *daddr);
 void ipoib_neigh_set_ah(struct ipoib_neigh *neigh, struct ipoib_ah *ah);
 void ipoib_neigh_kill(struct ipoib_neigh *neigh);
-void ipoib_neigh_flush_all(struct ipoib_dev *priv);
 void ipoib_neigh_gc(struct work_struct *work);
 bool ipoib_neigh_queue(struct ipoib_neigh *neigh, struct sk_buff *skb);
 void ipoib_requeue(struct ipoib_dev *priv, struct sk_buff_head *q);
-int ipoib_tx_map(struct ipoib_dev *priv, struct sk_buff *skb,
-		 unsigned int hlen, struct ipoib_tx_map *map,
-		 struct ib_sge *sge);
-void ipoib_tx_unmap(struct ipoib_dev *priv, struct sk_buff *skb,
-		    const struct ipoib_tx_map *map);
-void ipoib_tx_drop(struct ipoib_dev *priv, struct sk_buff *skb,
-		   enum ipoib_counter why);
+void ipoib_requeue_later(struct ipoib_dev *priv, struct sk_buff_head *q);
+void ipoib_resend_task(struct work_struct *work);
 void ipoib_drop_queue(struct ipoib_dev *priv, struct sk_buff_head *q,
 		      enum ipoib_counter why);
 
 /* ipoib_path.c */
-void ipoib_path_resolve(struct ipoib_dev *priv, struct ipoib_neigh *neigh,
-			struct sk_buff_head *ready);
+void ipoib_xmit_unicast_slow(struct ipoib_dev *priv, struct sk_buff *skb,
+			     const u8 *daddr);
 void ipoib_paths_invalidate(struct ipoib_dev *priv);
 void ipoib_paths_flush(struct ipoib_dev *priv);
 
 /* ipoib_multicast.c */
 void ipoib_mcast_start(struct ipoib_dev *priv);
 void ipoib_mcast_stop(struct ipoib_dev *priv);
-void ipoib_mcast_flush(struct ipoib_dev *priv);
 void ipoib_mcast_restart(struct ipoib_dev *priv);
 void ipoib_mcast_send(struct ipoib_dev *priv, struct sk_buff *skb,
 		      const u8 *daddr);
@@ -442,18 +486,18 @@ void ipoib_mcast_gc(struct ipoib_dev *priv);
 void ipoib_link_task(struct work_struct *work);
 
 /* ipoib_events.c */
+void ipoib_tx_recover(struct work_struct *work);
 void ipoib_event(struct ib_event_handler *handler, struct ib_event *event);
 void ipoib_flush_light(struct work_struct *work);
 void ipoib_flush_normal(struct work_struct *work);
 void ipoib_flush_heavy(struct work_struct *work);
-void ipoib_restart_data_path(struct ipoib_dev *priv);
 
 /* Mode switching (ipoib_netdev.c). */
 bool ipoib_mode_connected(const struct ipoib_dev *priv);
 int ipoib_set_mode(struct ipoib_dev *priv, bool connected,
 		   struct netlink_ext_ack *extack);
 int ipoib_set_umcast(struct ipoib_dev *priv, bool on);
-unsigned int ipoib_ud_payload_mtu(const struct ipoib_dev *priv);
+unsigned int ipoib_ud_unicast_mtu(const struct ipoib_dev *priv);
 
 /* ipoib_child.c */
 int ipoib_child_add(struct ipoib_dev *parent, u16 pkey, const char *name,
@@ -462,7 +506,6 @@ int ipoib_child_del(struct ipoib_dev *parent, u16 pkey);
 int ipoib_child_init_netlink(struct ipoib_dev *parent, struct net_device *dev,
 			     u16 pkey, struct netlink_ext_ack *extack);
 void ipoib_child_dellink(struct net_device *dev, struct list_head *head);
-bool ipoib_is_our_netdev(const struct net_device *dev);
 
 /* ipoib_sysfs.c, ipoib_netlink.c, ipoib_ethtool.c, ipoib_debugfs.c */
 extern const struct attribute_group *ipoib_sysfs_groups[];
@@ -471,7 +514,6 @@ int ipoib_netlink_init(void);
 void ipoib_netlink_exit(void);
 extern struct rtnl_link_ops ipoib_link_ops;
 extern const struct ethtool_ops ipoib_ethtool_ops;
-int ipoib_coalesce_apply(struct ipoib_dev *priv);
 void ipoib_debugfs_init(void);
 void ipoib_debugfs_exit(void);
 void ipoib_debugfs_add(struct ipoib_dev *priv);

@@ -55,10 +55,10 @@ static bool ah_done(struct ipoib_dev *priv, struct ipoib_ah *ah)
 	if (!ah->draining) {
 		if (!poll_state_synchronize_rcu(ah->rcu_cookie))
 			return false;
-		ah->drain_to = READ_ONCE(priv->tx_head);
+		ah->drain_to = READ_ONCE(priv->tx.head);
 		ah->draining = true;
 	}
-	return (int)(READ_ONCE(priv->tx_tail) - ah->drain_to) >= 0;
+	return (int)(READ_ONCE(priv->tx.tail) - ah->drain_to) >= 0;
 }
 
 void ipoib_ah_reap(struct work_struct *work)

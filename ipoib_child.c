@@ -68,8 +68,8 @@ int ipoib_child_add(struct ipoib_dev *parent, u16 pkey, const char *name,
 		goto out;
 	}
 	if (!name) {
-		snprintf(ifname, sizeof(ifname), "%s.%04x", parent->dev->name,
-			 pkey);
+		scnprintf(ifname, sizeof(ifname), "%s.%04x", parent->dev->name,
+			  pkey);
 		name = ifname;
 	}
 	ret = -ENOMEM;

@@ -29,23 +29,23 @@ module_param(cm_service_id, charp, 0444);
 MODULE_PARM_DESC(cm_service_id,
 		 "Service ID form we connect to: \"linux\" (default, 0x1000000000000000|QPN, what in-tree peers listen on) or \"rfc\" (0x01... of RFC 4755 3.5); we listen on both");
 
-bool ipoib_cm_uc;
+static bool ipoib_cm_uc;
 module_param_named(cm_uc, ipoib_cm_uc, bool, 0444);
 MODULE_PARM_DESC(cm_uc,
 		 "Advertise and use UC connections when the peer does too (default N: RC)");
 
-unsigned int ipoib_cm_idle_timeout = 60;
+static unsigned int ipoib_cm_idle_timeout = 60;
 module_param_named(cm_idle_timeout, ipoib_cm_idle_timeout, uint, 0444);
 MODULE_PARM_DESC(cm_idle_timeout,
 		 "Seconds without traffic before a connection is torn down, 0 never, at most 86400 (default 60)");
 
-unsigned int ipoib_cm_max_conn_nosrq = 64;
+static unsigned int ipoib_cm_max_conn_nosrq = 64;
 module_param_named(cm_max_conn_nosrq, ipoib_cm_max_conn_nosrq, uint, 0444);
 MODULE_PARM_DESC(cm_max_conn_nosrq,
 		 "Connections per interface when the HCA has no SRQ (each has its own receive ring), 0-1024 (default 64)");
 
 int ipoib_cm_policy;
-bool ipoib_cm_sid_rfc;
+static bool ipoib_cm_sid_rfc;
 struct workqueue_struct *ipoib_cm_wq;
 
 static int parse_choice(const char *name, const char *val, const char *a,
@@ -157,6 +157,7 @@ struct ipoib_cm_conn *ipoib_cm_conn_new(struct ipoib_dev *priv,
 	conn->created = jiffies;
 	conn->last_used = jiffies;
 	skb_queue_head_init(&conn->queue);
+	skb_queue_head_init(&conn->backlog);
 	INIT_WORK(&conn->work, conn_work);
 	init_completion(&conn->last_wqe);
 	list_add_tail(&conn->link, &cm->conns);
@@ -164,9 +165,14 @@ struct ipoib_cm_conn *ipoib_cm_conn_new(struct ipoib_dev *priv,
 	return conn;
 }
 
+static bool same_peer_addr(const u8 *a, const u8 *b)
+{
+	return !ipoib_addr_cmp_noflags(a, b);
+}
+
 static bool same_peer(const struct ipoib_cm_conn *conn, const u8 *peer)
 {
-	return !ipoib_addr_cmp_noflags(conn->peer, peer);
+	return same_peer_addr(conn->peer, peer);
 }
 
 /* Under priv->lock: the connection to send on, a live one first. */
@@ -229,11 +235,27 @@ void ipoib_cm_conn_kill(struct ipoib_cm_conn *conn, bool failed)
 	ipoib_requeue(priv, &q);
 }
 
+/*
+ * Under priv->lock: the peer has shown it takes connections again (one of
+ * ours came up, or it sent a REQ), so its neighbours stop backing off.
+ */
+static void peer_back(struct ipoib_dev *priv, const u8 *peer)
+{
+	struct ipoib_neigh *neigh;
+
+	lockdep_assert_held(&priv->lock);
+	list_for_each_entry(neigh, &priv->neigh_list, all_link) {
+		if (!same_peer_addr(neigh->daddr, peer))
+			continue;
+		neigh->cm_backoff = 0;
+		neigh->cm_retry_at = jiffies;
+	}
+}
+
 /* The connection carries traffic: send what waited for it. */
 static void conn_set_live(struct ipoib_cm_conn *conn)
 {
 	struct ipoib_dev *priv = conn->priv;
-	struct ipoib_neigh *neigh;
 	struct sk_buff_head q;
 
 	__skb_queue_head_init(&q);
@@ -245,9 +267,7 @@ static void conn_set_live(struct ipoib_cm_conn *conn)
 	WRITE_ONCE(conn->state, IPOIB_CM_LIVE);
 	ipoib_count(priv, IPOIB_CNT_CM_CONNECTIONS);
 	ipoib_count(priv, IPOIB_CNT_CM_ESTABLISHED);
-	list_for_each_entry(neigh, &priv->neigh_list, all_link)
-		if (same_peer(conn, neigh->daddr))
-			neigh->cm_backoff = 0;
+	peer_back(priv, conn->peer);
 	skb_queue_splice_init(&conn->queue, &q);
 	spin_unlock_bh(&priv->lock);
 	ipoib_cm_touch(conn);
@@ -286,7 +306,6 @@ static int conn_create_qp(struct ipoib_cm_conn *conn)
 		.qp_context = conn,
 		.srq = priv->cm->srq,
 		.cap = {
-			.max_send_wr = IPOIB_CM_TX_RING,
 			.max_send_sge = priv->max_send_sge,
 		},
 		.sq_sig_type = IB_SIGNAL_ALL_WR,
@@ -301,7 +320,8 @@ static int conn_create_qp(struct ipoib_cm_conn *conn)
 	ret = ipoib_cm_tx_alloc(conn);
 	if (ret)
 		return ret;
-	conn->send_cq = ib_alloc_cq(ca, conn, IPOIB_CM_TX_RING + 1, vector,
+	attr.cap.max_send_wr = conn->tx.size;
+	conn->send_cq = ib_alloc_cq(ca, conn, conn->tx.size + 1, vector,
 				    IB_POLL_SOFTIRQ);
 	if (IS_ERR(conn->send_cq)) {
 		ret = PTR_ERR(conn->send_cq);
@@ -366,8 +386,8 @@ static int conn_connect(struct ipoib_cm_conn *conn)
 		.private_data_len = sizeof(pd),
 		.remote_cm_response_timeout = 20,
 		.local_cm_response_timeout = 20,
-		.retry_count = 7,
-		.rnr_retry_count = 7,
+		.retry_count = IPOIB_CM_RETRY_COUNT,
+		.rnr_retry_count = IPOIB_CM_RNR_RETRY_COUNT,
 		.max_cm_retries = 15,
 		.srq = !!priv->cm->srq,
 	};
@@ -473,7 +493,7 @@ static int conn_accept(struct ipoib_cm_conn *conn)
 	struct ib_cm_rep_param rep = {
 		.private_data = pd,
 		.private_data_len = sizeof(pd),
-		.rnr_retry_count = 7,
+		.rnr_retry_count = IPOIB_CM_RNR_RETRY_COUNT,
 		.srq = !!priv->cm->srq,
 		.starting_psn = psn,
 	};
@@ -536,6 +556,11 @@ static int handle_req(struct ipoib_dev *priv, struct ib_cm_id *id,
 		send_rej(priv, id, gid, "private data malformed (UD QPN or receive MTU)");
 		return -EINVAL;
 	}
+	if (!ipoib_cm_rx_mtu_usable(rx_mtu)) {
+		ipoib_count(priv, IPOIB_CNT_CM_REJ_SMALL_MTU);
+		send_rej(priv, id, gid, "receive MTU below 1284, too small for IPv6");
+		return -EINVAL;
+	}
 	if (!req->remote_qpn) {
 		send_rej(priv, id, gid, "QPN 0");
 		return -EINVAL;
@@ -583,6 +608,7 @@ static int handle_req(struct ipoib_dev *priv, struct ib_cm_id *id,
 	conn->remote_qpn = req->remote_qpn;
 	conn->id = id;
 	id->context = conn;
+	peer_back(priv, peer);
 	spin_unlock_bh(&priv->lock);
 
 	if (old)
@@ -609,6 +635,11 @@ static void handle_rep(struct ipoib_cm_conn *conn, struct ib_cm_id *id,
 				&qpn, &rx_mtu) ||
 	    qpn != ipoib_addr_qpn(conn->peer))
 		goto fail;
+	if (!ipoib_cm_rx_mtu_usable(rx_mtu)) {
+		ipoib_count(priv, IPOIB_CNT_CM_REJ_SMALL_MTU);
+		ret = -EMSGSIZE;
+		goto fail;
+	}
 	conn->mtu = ipoib_cm_mtu(IPOIB_CM_BUF_SIZE, rx_mtu);
 	conn->remote_qpn = ev->param.rep_rcvd.remote_qpn;
 	ret = conn_modify(conn, IB_QPS_RTR, 0);
@@ -624,6 +655,7 @@ static void handle_rep(struct ipoib_cm_conn *conn, struct ib_cm_id *id,
 fail:
 	send_rej(priv, id, (const union ib_gid *)ipoib_addr_gid(conn->peer),
 		 ret == -EINVAL ? "bad private data in the REP" :
+		 ret == -EMSGSIZE ? "receive MTU below 1284 in the REP" :
 		 "could not bring the QP up");
 	ipoib_cm_conn_kill(conn, true);
 }

@@ -22,13 +22,21 @@
 					     IPOIB_CM_HEAD_SIZE, PAGE_SIZE)
 #define IPOIB_CM_RX_SGE		(IPOIB_CM_RX_PAGES + 1)
 #define IPOIB_CM_NOSRQ_RING	64	/* receives per QP without an SRQ */
-#define IPOIB_CM_TX_RING	128	/* sends per connection */
+#define IPOIB_CM_TX_RING	128	/* sends per connection, at most */
+#define IPOIB_CM_BACKLOG	64	/* sends waiting for ring room */
 #define IPOIB_CM_MAX_QUEUED	64	/* packets held while connecting */
 #define IPOIB_CM_CONNECT_TIMEOUT (10 * HZ)
 #define IPOIB_CM_PEER_WAIT	(3 * HZ)	/* for the REQ that won */
 #define IPOIB_CM_RETRY_MIN	HZ
 #define IPOIB_CM_RETRY_MAX	(64 * HZ)
 #define IPOIB_CM_DRAIN_TIMEOUT	(5 * HZ)
+/*
+ * RFC 4755 7.1: RC retries short next to TCP's timers.  A peer that takes
+ * nothing for a few RNR timers fails the connection (datagrams for it,
+ * then a new try) instead of holding its packets without end.
+ */
+#define IPOIB_CM_RETRY_COUNT	3
+#define IPOIB_CM_RNR_RETRY_COUNT 3
 
 enum ipoib_cm_policy {
 	IPOIB_CM_POLICY_COMPATIBLE,
@@ -37,10 +45,6 @@ enum ipoib_cm_policy {
 
 /* Module parameters (ipoib_cm.c). */
 extern int ipoib_cm_policy;
-extern bool ipoib_cm_sid_rfc;
-extern bool ipoib_cm_uc;
-extern unsigned int ipoib_cm_idle_timeout;
-extern unsigned int ipoib_cm_max_conn_nosrq;
 
 enum ipoib_cm_state {
 	IPOIB_CM_CONNECTING,	/* REQ sent, or REQ taken and REP sent */
@@ -56,12 +60,6 @@ struct ipoib_cm_rx_buf {
 	struct page *pages[IPOIB_CM_RX_PAGES];
 	u64 mapping[IPOIB_CM_RX_SGE];
 	bool posted;
-};
-
-struct ipoib_cm_tx_slot {
-	struct ib_cqe cqe;
-	struct sk_buff *skb;
-	struct ipoib_tx_map map;
 };
 
 struct ipoib_cm_conn {
@@ -86,10 +84,9 @@ struct ipoib_cm_conn {
 	struct work_struct work;	/* start, then tear down */
 	struct completion last_wqe;	/* SRQ: the QP let go of it */
 
-	/* Send ring, under netif_tx_lock; tx_tail moves in the CQ handler. */
-	struct ipoib_cm_tx_slot *tx_ring;
-	unsigned int tx_head;
-	unsigned int tx_tail;
+	/* Send ring and, when it is full, the backlog: ipoib_tx.c's rules. */
+	struct ipoib_tx_ring tx;
+	struct sk_buff_head backlog;
 	struct ib_sge tx_sge[MAX_SKB_FRAGS + 1];
 
 	/* Without an SRQ: this QP's own receive ring. */
@@ -125,8 +122,6 @@ void ipoib_cm_touch(struct ipoib_cm_conn *conn);
 int ipoib_cm_tx_alloc(struct ipoib_cm_conn *conn);
 void ipoib_cm_tx_drain(struct ipoib_cm_conn *conn);
 void ipoib_cm_tx_free(struct ipoib_cm_conn *conn);
-void ipoib_cm_send(struct ipoib_dev *priv, struct ipoib_cm_conn *conn,
-		   struct sk_buff *skb);
 
 /* ipoib_cm_rx.c */
 int ipoib_cm_srq_init(struct ipoib_dev *priv);

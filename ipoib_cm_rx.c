@@ -177,6 +177,11 @@ static void rx_deliver(struct ipoib_cm_conn *conn, struct sk_buff *skb)
 	skb_pull(skb, IPOIB_ENCAP_LEN);
 	skb_reset_network_header(skb);
 	skb->protocol = proto;
+	if (unlikely(!ipoib_rx_acceptable(priv, skb))) {
+		atomic_long_inc(&priv->rx_dropped);
+		dev_kfree_skb_any(skb);
+		return;
+	}
 	skb->pkt_type = PACKET_HOST;
 	skb->dev = priv->dev;
 	atomic_long_inc(&priv->cm->rx_packets);

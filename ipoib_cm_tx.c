@@ -4,12 +4,13 @@
  * connection, or UD), posting it on an RC/UC QP, and telling the local
  * stack when a packet is bigger than its destination can take (RFC 4755
  * 7.2) so that path MTU discovery adapts instead of packets vanishing.
- * Multicast, broadcast, ARP and ND never come here: they go over UD.
+ * Multicast and broadcast never come here; ARP and ND go back to UD.
  */
 #include <linux/icmp.h>
 #include <linux/delay.h>
 #include <linux/icmpv6.h>
 #include <net/icmp.h>
+#include <net/ndisc.h>
 #include "ipoib_cm.h"
 
 /*
@@ -36,10 +37,14 @@ static unsigned int payload_len(const struct sk_buff *skb)
 	return skb->len - IPOIB_ENCAP_LEN;
 }
 
-/* Going over UD: true when the packet was too big and is dealt with. */
+/*
+ * Going over UD: true when the packet was too big and is dealt with.  The
+ * limit is the broadcast group's: a datagram-mode peer may be on a port
+ * or a partition that takes no more, whatever our port could send.
+ */
 static bool ud_too_big(struct ipoib_dev *priv, struct sk_buff *skb)
 {
-	unsigned int mtu = ipoib_ud_payload_mtu(priv);
+	unsigned int mtu = ipoib_ud_unicast_mtu(priv);
 
 	if (skb_is_gso(skb) || payload_len(skb) <= mtu)
 		return false;
@@ -47,13 +52,29 @@ static bool ud_too_big(struct ipoib_dev *priv, struct sk_buff *skb)
 	return true;
 }
 
+static void post_one(struct ipoib_dev *priv, struct ipoib_cm_conn *conn,
+		     struct sk_buff *skb);
+
+/* Under the transmit lock: what waited for room goes out, while it fits. */
+static void backlog_drain(struct ipoib_dev *priv, struct ipoib_cm_conn *conn)
+{
+	struct sk_buff *skb;
+
+	ipoib_assert_tx_locked(priv);
+	while (READ_ONCE(conn->state) == IPOIB_CM_LIVE &&
+	       ipoib_tx_room(&conn->tx) &&
+	       (skb = __skb_dequeue(&conn->backlog)))
+		post_one(priv, conn, skb);
+}
+
 /* Softirq, from the connection's send CQ; completions come in order. */
 static void tx_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct ipoib_cm_conn *conn = cq->cq_context;
 	struct ipoib_dev *priv = conn->priv;
-	struct ipoib_cm_tx_slot *slot =
-		container_of(wc->wr_cqe, struct ipoib_cm_tx_slot, cqe);
+	struct ipoib_tx_slot *slot =
+		container_of(wc->wr_cqe, struct ipoib_tx_slot, cqe);
+	struct netdev_queue *txq;
 
 	if (unlikely(wc->status != IB_WC_SUCCESS &&
 		     wc->status != IB_WC_WR_FLUSH_ERR)) {
@@ -65,24 +86,24 @@ static void tx_done(struct ib_cq *cq, struct ib_wc *wc)
 		atomic_long_inc(&priv->tx_errors);
 		ipoib_cm_conn_kill(conn, true);
 	}
-	ipoib_tx_unmap(priv, slot->skb, &slot->map);
-	dev_consume_skb_any(slot->skb);
-	slot->skb = NULL;
-	WRITE_ONCE(conn->tx_tail, conn->tx_tail + 1);
+	ipoib_tx_release(priv, &conn->tx, slot, 0);
 
-	/* Pairs with the barrier after netif_stop_queue() in send. */
-	smp_mb();
-	if (unlikely(netif_queue_stopped(priv->dev)) &&
-	    READ_ONCE(conn->tx_head) - conn->tx_tail <= IPOIB_CM_TX_RING / 2 &&
-	    test_bit(IPOIB_QP_READY, &priv->flags))
-		netif_wake_queue(priv->dev);
+	/* Only this connection's own packets wait: never the queue. */
+	smp_mb();	/* pairs with the one in cm_send() */
+	if (likely(skb_queue_empty_lockless(&conn->backlog)))
+		return;
+	txq = netdev_get_tx_queue(priv->dev, 0);
+	__netif_tx_lock(txq, smp_processor_id());
+	backlog_drain(priv, conn);
+	__netif_tx_unlock(txq);
 }
 
 int ipoib_cm_tx_alloc(struct ipoib_cm_conn *conn)
 {
-	conn->tx_ring = kvcalloc(IPOIB_CM_TX_RING, sizeof(*conn->tx_ring),
-				 GFP_KERNEL);
-	return conn->tx_ring ? 0 : -ENOMEM;
+	unsigned int size = min_t(unsigned int, conn->priv->tx_size,
+				  IPOIB_CM_TX_RING);
+
+	return ipoib_tx_ring_init(&conn->tx, size);
 }
 
 /* The QP is in error: wait for its sends to come back flushed. */
@@ -90,95 +111,99 @@ void ipoib_cm_tx_drain(struct ipoib_cm_conn *conn)
 {
 	unsigned long deadline = jiffies + IPOIB_CM_DRAIN_TIMEOUT;
 
-	while (READ_ONCE(conn->tx_tail) != conn->tx_head &&
+	while (ipoib_tx_outstanding(&conn->tx) &&
 	       time_before(jiffies, deadline))
 		usleep_range(5000, 10000);
 }
 
-/* QP and CQ gone: free what never completed, and let the queue run. */
+/* QP and CQ gone: free what never completed or never left the backlog. */
 void ipoib_cm_tx_free(struct ipoib_cm_conn *conn)
 {
 	struct ipoib_dev *priv = conn->priv;
 
-	if (!conn->tx_ring)
-		return;
-	for (; conn->tx_tail != conn->tx_head; conn->tx_tail++) {
-		struct ipoib_cm_tx_slot *slot =
-			&conn->tx_ring[conn->tx_tail & (IPOIB_CM_TX_RING - 1)];
-
-		if (!slot->skb)
-			continue;
-		ipoib_tx_unmap(priv, slot->skb, &slot->map);
-		dev_kfree_skb_any(slot->skb);
-		slot->skb = NULL;
-	}
-	kvfree(conn->tx_ring);
-	conn->tx_ring = NULL;
-	if (netif_queue_stopped(priv->dev) &&
-	    test_bit(IPOIB_QP_READY, &priv->flags))
-		netif_wake_queue(priv->dev);
+	ipoib_tx_ring_discard(priv, &conn->tx);
+	ipoib_tx_ring_free(&conn->tx);
+	ipoib_drop_queue(priv, &conn->backlog, IPOIB_CNT_CM_TX_DROP_BACKLOG);
 }
 
-/*
- * Post one packet (IPoIB header at skb->data) on a live connection.
- * Under netif_tx_lock; consumes the skb.
- */
-void ipoib_cm_send(struct ipoib_dev *priv, struct ipoib_cm_conn *conn,
-		   struct sk_buff *skb)
+/* Under the transmit lock, with room: post one packet on the QP. */
+static void post_one(struct ipoib_dev *priv, struct ipoib_cm_conn *conn,
+		     struct sk_buff *skb)
 {
-	unsigned int i = conn->tx_head & (IPOIB_CM_TX_RING - 1);
-	struct ipoib_cm_tx_slot *slot = &conn->tx_ring[i];
+	struct ipoib_tx_slot *slot = ipoib_tx_claim(priv, &conn->tx, skb);
 	struct ib_send_wr wr = {
-		.wr_cqe = &slot->cqe,
 		.sg_list = conn->tx_sge,
 		.opcode = IB_WR_SEND,
 		.send_flags = IB_SEND_SIGNALED,
 	};
 	unsigned int len = skb->len;
-	int n, ret;
+	int n;
 
+	if (unlikely(!slot))
+		return;
+	n = ipoib_tx_load(priv, slot, skb, 0, conn->tx_sge);
+	if (unlikely(n < 0))
+		return;
+	wr.num_sge = n;
+	wr.wr_cqe = &slot->cqe;
+	slot->cqe.done = tx_done;
+	if (!ipoib_tx_posted(priv, &conn->tx, slot, len,
+			     ib_post_send(conn->qp, &wr, NULL)))
+		ipoib_count(priv, IPOIB_CNT_CM_TX_PACKETS);
+}
+
+/*
+ * A packet (IPoIB header at skb->data) for a live connection, under the
+ * transmit lock: posted, or kept in the connection's backlog while its
+ * ring is full, or dropped when that is full too.  Consumes the skb.
+ */
+static void cm_send(struct ipoib_dev *priv, struct ipoib_cm_conn *conn,
+		    struct sk_buff *skb)
+{
 	if (unlikely(payload_len(skb) > conn->mtu)) {
 		pmtu_signal(priv, skb, conn->mtu);
 		return;
 	}
-	if (skb_shinfo(skb)->nr_frags + 1 > priv->max_send_sge &&
-	    unlikely(skb_linearize(skb))) {
-		ipoib_tx_drop(priv, skb, IPOIB_CNT_TX_DROP_MAP);
-		return;
-	}
-	n = ipoib_tx_map(priv, skb, 0, &slot->map, conn->tx_sge);
-	if (unlikely(n < 0)) {
-		ipoib_tx_drop(priv, skb, IPOIB_CNT_TX_DROP_MAP);
-		return;
-	}
-	wr.num_sge = n;
-	slot->cqe.done = tx_done;
-	slot->skb = skb;
-	ret = ib_post_send(conn->qp, &wr, NULL);
-	if (unlikely(ret)) {
-		netdev_warn_once(priv->dev, "posting a connected-mode send failed: %d\n",
-				 ret);
-		ipoib_tx_unmap(priv, slot->skb, &slot->map);
-		slot->skb = NULL;
-		ipoib_tx_drop(priv, skb, IPOIB_CNT_TX_DROP_POST);
-		return;
-	}
-	ipoib_count(priv, IPOIB_CNT_CM_TX_PACKETS);
-	u64_stats_update_begin(&priv->tx_stats.sync);
-	priv->tx_stats.packets++;
-	priv->tx_stats.bytes += len;
-	u64_stats_update_end(&priv->tx_stats.sync);
 	ipoib_cm_touch(conn);
-
-	WRITE_ONCE(conn->tx_head, conn->tx_head + 1);
-	if (unlikely(conn->tx_head - READ_ONCE(conn->tx_tail) >=
-		     IPOIB_CM_TX_RING)) {
-		netif_stop_queue(priv->dev);
-		/* A completion may have freed room meanwhile. */
-		smp_mb();
-		if (conn->tx_head - READ_ONCE(conn->tx_tail) < IPOIB_CM_TX_RING)
-			netif_wake_queue(priv->dev);
+	if (likely(ipoib_tx_room(&conn->tx) &&
+		   skb_queue_empty(&conn->backlog))) {
+		post_one(priv, conn, skb);
+		return;
 	}
+	if (skb_queue_len(&conn->backlog) >= IPOIB_CM_BACKLOG) {
+		ipoib_tx_drop(priv, skb, IPOIB_CNT_CM_TX_DROP_BACKLOG);
+		return;
+	}
+	ipoib_count(priv, IPOIB_CNT_CM_TX_BACKLOGGED);
+	__skb_queue_tail(&conn->backlog, skb);
+	/* A completion may have found the backlog empty just before. */
+	smp_mb();	/* pairs with the one in tx_done() */
+	backlog_drain(priv, conn);
+}
+
+/*
+ * ARP and neighbour discovery: RFC 4755 section 7 wants address
+ * resolution on UD, and it must not hang on a connection that is stuck.
+ */
+static bool is_addr_resolution(const struct sk_buff *skb)
+{
+	const struct ipoib_header *hdr = (const void *)skb->data;
+	struct ipv6hdr _ip6;
+	const struct ipv6hdr *ip6;
+	u8 _type;
+	const u8 *type;
+
+	if (hdr->proto == htons(ETH_P_ARP))
+		return true;
+	if (hdr->proto != htons(ETH_P_IPV6))
+		return false;
+	ip6 = skb_header_pointer(skb, IPOIB_ENCAP_LEN, sizeof(_ip6), &_ip6);
+	if (!ip6 || ip6->nexthdr != IPPROTO_ICMPV6)
+		return false;
+	type = skb_header_pointer(skb, IPOIB_ENCAP_LEN + sizeof(*ip6),
+				  sizeof(_type), &_type);
+	return type && (*type == NDISC_NEIGHBOUR_SOLICITATION ||
+			*type == NDISC_NEIGHBOUR_ADVERTISEMENT);
 }
 
 /* Does the peer's address say it takes connections we can make? */
@@ -232,14 +257,15 @@ bool ipoib_cm_xmit(struct ipoib_dev *priv, struct ipoib_neigh *neigh,
 {
 	struct ipoib_cm_conn *conn;
 
-	if (ipoib_addr_is_multicast(neigh->daddr))
+	if (ipoib_addr_is_multicast(neigh->daddr) || is_addr_resolution(skb))
 		return false;
 	if (!peer_wants_cm(neigh->daddr))
 		return ud_too_big(priv, skb);
 	conn = rcu_dereference(neigh->cm);
 	if (likely(conn && READ_ONCE(conn->state) == IPOIB_CM_LIVE &&
 		   conn->can_send)) {
-		ipoib_cm_send(priv, conn, skb);
+		ipoib_neigh_touch(neigh);
+		cm_send(priv, conn, skb);
 		return true;
 	}
 	if (!rcu_access_pointer(neigh->ah))
@@ -257,7 +283,8 @@ bool ipoib_cm_xmit(struct ipoib_dev *priv, struct ipoib_neigh *neigh,
 	}
 	if (conn->state == IPOIB_CM_LIVE) {
 		spin_unlock_bh(&priv->lock);
-		ipoib_cm_send(priv, conn, skb);
+		ipoib_neigh_touch(neigh);
+		cm_send(priv, conn, skb);
 		return true;
 	}
 	if (skb_queue_len(&conn->queue) >= IPOIB_CM_MAX_QUEUED) {

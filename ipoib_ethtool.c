@@ -10,7 +10,7 @@
 #include <linux/stringify.h>
 #include "ipoib.h"
 
-const char *const ipoib_counter_names[IPOIB_NR_COUNTERS] = {
+static const char *const ipoib_counter_names[IPOIB_NR_COUNTERS] = {
 	[IPOIB_CNT_TX_DROP_NO_PATH]	= "tx_drop_no_path",
 	[IPOIB_CNT_TX_DROP_QUEUE_FULL]	= "tx_drop_queue_full",
 	[IPOIB_CNT_TX_DROP_NO_MCAST]	= "tx_drop_no_mcast",
@@ -18,6 +18,7 @@ const char *const ipoib_counter_names[IPOIB_NR_COUNTERS] = {
 	[IPOIB_CNT_TX_DROP_MAP]		= "tx_drop_map",
 	[IPOIB_CNT_TX_DROP_POST]	= "tx_drop_post",
 	[IPOIB_CNT_TX_DROP_BAD_ADDR]	= "tx_drop_bad_addr",
+	[IPOIB_CNT_TX_DROP_RING_FULL]	= "tx_drop_ring_full",
 	[IPOIB_CNT_TX_LSO]		= "tx_lso",
 	[IPOIB_CNT_TX_CSUM]		= "tx_csum",
 	[IPOIB_CNT_TX_ERRORS_WC]	= "tx_errors_wc",
@@ -25,6 +26,7 @@ const char *const ipoib_counter_names[IPOIB_NR_COUNTERS] = {
 	[IPOIB_CNT_RX_DROP_NO_MEM]	= "rx_drop_no_mem",
 	[IPOIB_CNT_RX_DROP_OWN_MCAST]	= "rx_drop_own_mcast",
 	[IPOIB_CNT_RX_DROP_BAD_LEN]	= "rx_drop_bad_len",
+	[IPOIB_CNT_RX_DROP_BAD_ARP]	= "rx_drop_bad_arp",
 	[IPOIB_CNT_RX_ERRORS_WC]	= "rx_errors_wc",
 	[IPOIB_CNT_RX_CSUM_OK]		= "rx_csum_ok",
 	[IPOIB_CNT_PATH_QUERIES]	= "path_queries",
@@ -49,6 +51,9 @@ const char *const ipoib_counter_names[IPOIB_NR_COUNTERS] = {
 	[IPOIB_CNT_CM_TX_PACKETS]	= "cm_tx_packets",
 	[IPOIB_CNT_CM_RX_PACKETS]	= "cm_rx_packets",
 	[IPOIB_CNT_CM_TX_DROP_QUEUE]	= "cm_tx_drop_queue",
+	[IPOIB_CNT_CM_TX_BACKLOGGED]	= "cm_tx_backlogged",
+	[IPOIB_CNT_CM_TX_DROP_BACKLOG]	= "cm_tx_drop_backlog",
+	[IPOIB_CNT_CM_REJ_SMALL_MTU]	= "cm_rej_small_mtu",
 	[IPOIB_CNT_CM_RX_DROP_NO_MEM]	= "cm_rx_drop_no_mem",
 	[IPOIB_CNT_CM_ERRORS_WC]	= "cm_errors_wc",
 };
@@ -211,7 +216,7 @@ static void ipoib_get_ethtool_stats(struct net_device *dev,
 	*data++ = ipoib_rx_entries(priv);
 	*data++ = ipoib_rx_posted(priv);
 	*data++ = ipoib_tx_entries(priv);
-	*data++ = READ_ONCE(priv->tx_head) - READ_ONCE(priv->tx_tail);
+	*data++ = ipoib_tx_outstanding(&priv->tx);
 }
 
 static int ipoib_get_coalesce(struct net_device *dev,
@@ -259,7 +264,7 @@ static int ipoib_moderate(struct ib_cq *cq, u16 frames, u16 usecs)
 }
 
 /* Put priv->coal on the CQs, e.g. after they were made again. */
-int ipoib_coalesce_apply(struct ipoib_dev *priv)
+static int ipoib_coalesce_apply(struct ipoib_dev *priv)
 {
 	const struct ipoib_coalesce *c = &priv->coal;
 	int ret;

@@ -94,7 +94,7 @@ void ipoib_flush_normal(struct work_struct *work)
 }
 
 /* Under state_lock: everything down, and up again if our P_Key is there. */
-void ipoib_restart_data_path(struct ipoib_dev *priv)
+static void ipoib_restart_data_path(struct ipoib_dev *priv)
 {
 	ipoib_mcast_stop(priv);
 	ipoib_paths_flush(priv);

@@ -99,6 +99,27 @@ static unsigned char rx_pkt_type(struct ipoib_dev *priv, struct sk_buff *skb,
 	return PACKET_MULTICAST;
 }
 
+/*
+ * Softirq, skb->data at the payload: may the stack have it?  An ARP packet
+ * that is not RFC 4391's, or whose sender address no packet can go to,
+ * would only fill the neighbour table with addresses we cannot use.
+ */
+bool ipoib_rx_acceptable(struct ipoib_dev *priv, struct sk_buff *skb)
+{
+	u8 buf[IPOIB_ARP_LEN];
+	const u8 *arp;
+
+	if (likely(skb->protocol != htons(ETH_P_ARP)))
+		return true;
+	arp = skb_header_pointer(skb, 0, sizeof(buf), buf);
+	if (arp && ipoib_arp_acceptable(arp, skb->len))
+		return true;
+	ipoib_count(priv, IPOIB_CNT_RX_DROP_BAD_ARP);
+	net_info_ratelimited("%s: dropped an ARP packet that is not IPoIB's or names a sender address nothing can be sent to\n",
+			     priv->dev->name);
+	return false;
+}
+
 static void rx_deliver(struct ipoib_dev *priv, struct sk_buff *skb,
 		       const struct ib_wc *wc)
 {
@@ -122,6 +143,8 @@ static void rx_deliver(struct ipoib_dev *priv, struct sk_buff *skb,
 	skb_pull(skb, IPOIB_ENCAP_LEN);
 	skb_reset_network_header(skb);
 	skb->protocol = proto;
+	if (unlikely(!ipoib_rx_acceptable(priv, skb)))
+		goto drop;
 	skb->pkt_type = pkt_type;
 	skb->dev = dev;
 	if ((wc->wc_flags & IB_WC_IP_CSUM_OK) &&
@@ -184,25 +207,11 @@ static void handle_rx(struct ipoib_dev *priv, const struct ib_wc *wc,
 	rx_deliver(priv, old.skb, wc);
 }
 
-void ipoib_tx_unmap(struct ipoib_dev *priv, struct sk_buff *skb,
-		    const struct ipoib_tx_map *map)
-{
-	unsigned int m = 0, f;
-
-	if (map->head_len)
-		ib_dma_unmap_single(priv->ca, map->mapping[m++],
-				    map->head_len, DMA_TO_DEVICE);
-	for (f = 0; f < skb_shinfo(skb)->nr_frags; f++)
-		ib_dma_unmap_page(priv->ca, map->mapping[m++],
-				  skb_frag_size(&skb_shinfo(skb)->frags[f]),
-				  DMA_TO_DEVICE);
-}
-
 static void handle_tx(struct ipoib_dev *priv, const struct ib_wc *wc,
 		      int budget)
 {
 	struct ipoib_tx_slot *slot =
-		&priv->tx_ring[wc->wr_id & (priv->tx_size - 1)];
+		&priv->tx.slots[wc->wr_id & (priv->tx.size - 1)];
 
 	if (unlikely(wc->status != IB_WC_SUCCESS &&
 		     wc->status != IB_WC_WR_FLUSH_ERR)) {
@@ -211,11 +220,7 @@ static void handle_tx(struct ipoib_dev *priv, const struct ib_wc *wc,
 		ipoib_count(priv, IPOIB_CNT_TX_ERRORS_WC);
 		atomic_long_inc(&priv->tx_errors);
 	}
-	ipoib_tx_unmap(priv, slot->skb, &slot->map);
-	napi_consume_skb(slot->skb, budget);
-	slot->skb = NULL;
-	/* Send completions come in posting order. */
-	WRITE_ONCE(priv->tx_tail, priv->tx_tail + 1);
+	ipoib_tx_release(priv, &priv->tx, slot, budget);
 }
 
 static void tx_reap(struct ipoib_dev *priv, int budget)
@@ -228,13 +233,7 @@ static void tx_reap(struct ipoib_dev *priv, int budget)
 		for (i = 0; i < n; i++)
 			handle_tx(priv, &wcs[i], budget);
 	} while (n == IPOIB_POLL_BATCH);
-
-	/* Pairs with the barrier after netif_stop_queue() in send. */
-	smp_mb();
-	if (unlikely(netif_queue_stopped(priv->dev)) &&
-	    READ_ONCE(priv->tx_head) - priv->tx_tail <= priv->tx_size / 2 &&
-	    test_bit(IPOIB_QP_READY, &priv->flags))
-		netif_wake_queue(priv->dev);
+	ipoib_tx_ud_reaped(priv);
 }
 
 int ipoib_poll(struct napi_struct *napi, int budget)
@@ -282,63 +281,6 @@ void ipoib_tx_completion(struct ib_cq *cq, void *ctx)
 	napi_schedule(&priv->napi);
 }
 
-/*
- * Map the skb for the HCA into map and sge; the first hlen bytes travel in
- * the LSO header.  Returns the number of SGEs, or -EIO with nothing mapped.
- */
-int ipoib_tx_map(struct ipoib_dev *priv, struct sk_buff *skb,
-		 unsigned int hlen, struct ipoib_tx_map *map,
-		 struct ib_sge *sge)
-{
-	unsigned int head = skb_headlen(skb) - hlen;
-	unsigned int m = 0, f;
-	u64 addr;
-
-	map->head_len = head;
-	if (head) {
-		addr = ib_dma_map_single(priv->ca, skb->data + hlen, head,
-					 DMA_TO_DEVICE);
-		if (unlikely(ib_dma_mapping_error(priv->ca, addr)))
-			return -EIO;
-		map->mapping[m] = addr;
-		sge[m].addr = addr;
-		sge[m].length = head;
-		m++;
-	}
-	for (f = 0; f < skb_shinfo(skb)->nr_frags; f++) {
-		const skb_frag_t *frag = &skb_shinfo(skb)->frags[f];
-
-		addr = ib_dma_map_page(priv->ca, skb_frag_page(frag),
-				       skb_frag_off(frag), skb_frag_size(frag),
-				       DMA_TO_DEVICE);
-		if (unlikely(ib_dma_mapping_error(priv->ca, addr)))
-			goto unwind;
-		map->mapping[m] = addr;
-		sge[m].addr = addr;
-		sge[m].length = skb_frag_size(frag);
-		m++;
-	}
-	return m;
-
-unwind:
-	while (f--)
-		ib_dma_unmap_page(priv->ca, map->mapping[--m],
-				  skb_frag_size(&skb_shinfo(skb)->frags[f]),
-				  DMA_TO_DEVICE);
-	if (head)
-		ib_dma_unmap_single(priv->ca, map->mapping[0], head,
-				    DMA_TO_DEVICE);
-	return -EIO;
-}
-
-void ipoib_tx_drop(struct ipoib_dev *priv, struct sk_buff *skb,
-		   enum ipoib_counter why)
-{
-	ipoib_count(priv, why);
-	atomic_long_inc(&priv->tx_dropped);
-	dev_kfree_skb_any(skb);
-}
-
 /* Returns the LSO header length, 0 for a plain send, <0 to drop. */
 static int tx_prepare_lso(struct ipoib_dev *priv, struct sk_buff *skb)
 {
@@ -359,14 +301,13 @@ static int tx_prepare_lso(struct ipoib_dev *priv, struct sk_buff *skb)
 
 /*
  * Post one packet (IPoIB header at skb->data) on the UD QP.  Called under
- * netif_tx_lock; consumes the skb whatever happens.
+ * the transmit lock; consumes the skb whatever happens.
  */
 int ipoib_ud_send(struct ipoib_dev *priv, struct sk_buff *skb,
 		  struct ipoib_ah *ah, u32 qpn)
 {
-	unsigned int i = priv->tx_head & (priv->tx_size - 1);
-	struct ipoib_tx_slot *slot = &priv->tx_ring[i];
 	struct ib_ud_wr *wr = &priv->tx_wr;
+	struct ipoib_tx_slot *slot;
 	unsigned int len = skb->len;
 	int hlen, n, ret;
 
@@ -374,6 +315,9 @@ int ipoib_ud_send(struct ipoib_dev *priv, struct sk_buff *skb,
 		ipoib_tx_drop(priv, skb, IPOIB_CNT_TX_DROP_POST);
 		return -ENETDOWN;
 	}
+	slot = ipoib_tx_claim(priv, &priv->tx, skb);
+	if (unlikely(!slot))
+		return -ENOBUFS;
 	wr->wr.opcode = IB_WR_SEND;
 	hlen = tx_prepare_lso(priv, skb);
 	if (unlikely(hlen < 0)) {
@@ -384,19 +328,11 @@ int ipoib_ud_send(struct ipoib_dev *priv, struct sk_buff *skb,
 		ipoib_tx_drop(priv, skb, IPOIB_CNT_TX_DROP_TOO_BIG);
 		return -EMSGSIZE;
 	}
-	if (skb_shinfo(skb)->nr_frags + 1 > priv->max_send_sge &&
-	    unlikely(skb_linearize(skb))) {
-		ipoib_tx_drop(priv, skb, IPOIB_CNT_TX_DROP_MAP);
-		return -ENOMEM;
-	}
-	n = ipoib_tx_map(priv, skb, hlen, &slot->map, priv->tx_sge);
-	if (unlikely(n < 0)) {
-		ipoib_tx_drop(priv, skb, IPOIB_CNT_TX_DROP_MAP);
-		return -EIO;
-	}
+	n = ipoib_tx_load(priv, slot, skb, hlen, priv->tx_sge);
+	if (unlikely(n < 0))
+		return n;
 	wr->wr.num_sge = n;
-
-	wr->wr.wr_id = i;
+	wr->wr.wr_id = priv->tx.head;
 	wr->wr.send_flags = IB_SEND_SIGNALED;
 	if (skb->ip_summed == CHECKSUM_PARTIAL) {
 		wr->wr.send_flags |= IB_SEND_IP_CSUM;
@@ -405,52 +341,31 @@ int ipoib_ud_send(struct ipoib_dev *priv, struct sk_buff *skb,
 	wr->ah = ah->ah;
 	wr->remote_qpn = qpn;
 	wr->remote_qkey = priv->qkey;
-	slot->skb = skb;
 
-	ret = ib_post_send(priv->qp, &wr->wr, NULL);
-	if (unlikely(ret)) {
-		netdev_warn_once(priv->dev, "posting a send failed: %d\n", ret);
-		ipoib_tx_unmap(priv, slot->skb, &slot->map);
-		slot->skb = NULL;
-		ipoib_tx_drop(priv, skb, IPOIB_CNT_TX_DROP_POST);
-		return ret;
-	}
-	u64_stats_update_begin(&priv->tx_stats.sync);
-	priv->tx_stats.packets++;
-	priv->tx_stats.bytes += len;
-	u64_stats_update_end(&priv->tx_stats.sync);
-
-	WRITE_ONCE(priv->tx_head, priv->tx_head + 1);
-	if (unlikely(priv->tx_head - READ_ONCE(priv->tx_tail) >=
-		     priv->tx_size)) {
-		netif_stop_queue(priv->dev);
-		/* A completion may have freed room meanwhile. */
-		smp_mb();
-		if (priv->tx_head - READ_ONCE(priv->tx_tail) < priv->tx_size)
-			netif_wake_queue(priv->dev);
-	}
-	return 0;
+	ret = ipoib_tx_posted(priv, &priv->tx, slot, len,
+			      ib_post_send(priv->qp, &wr->wr, NULL));
+	if (!ret)
+		ipoib_tx_ud_posted(priv);
+	return ret;
 }
 
 static void free_rings(struct ipoib_dev *priv)
 {
 	kvfree(priv->rx_ring);
-	kvfree(priv->tx_ring);
 	priv->rx_ring = NULL;
-	priv->tx_ring = NULL;
+	ipoib_tx_ring_free(&priv->tx);
 }
 
 static int alloc_rings(struct ipoib_dev *priv)
 {
 	priv->rx_ring = kvcalloc(priv->rx_size, sizeof(*priv->rx_ring),
 				 GFP_KERNEL);
-	priv->tx_ring = kvcalloc(priv->tx_size, sizeof(*priv->tx_ring),
-				 GFP_KERNEL);
-	if (!priv->rx_ring || !priv->tx_ring) {
+	if (!priv->rx_ring)
+		return -ENOMEM;
+	if (ipoib_tx_ring_init(&priv->tx, priv->tx_size)) {
 		free_rings(priv);
 		return -ENOMEM;
 	}
-	/* tx_head and tx_tail run on: AHs being reaped wait on them. */
 	return 0;
 }
 
@@ -478,7 +393,7 @@ static bool rings_empty(struct ipoib_dev *priv)
 {
 	unsigned int i;
 
-	if (priv->tx_head != priv->tx_tail)
+	if (ipoib_tx_outstanding(&priv->tx))
 		return false;
 	for (i = 0; i < priv->rx_size; i++)
 		if (priv->rx_ring[i].skb)
@@ -506,7 +421,7 @@ static void drain_rings(struct ipoib_dev *priv)
 		local_bh_enable();
 		if (!n && time_after(jiffies, deadline)) {
 			netdev_warn(priv->dev, "%u sends and some receives never completed; freeing them\n",
-				    priv->tx_head - priv->tx_tail);
+				    ipoib_tx_outstanding(&priv->tx));
 			break;
 		}
 		if (!n)
@@ -519,16 +434,7 @@ static void drain_rings(struct ipoib_dev *priv)
 		dev_kfree_skb_any(priv->rx_ring[i].skb);
 		priv->rx_ring[i].skb = NULL;
 	}
-	for (; priv->tx_tail != priv->tx_head; priv->tx_tail++) {
-		struct ipoib_tx_slot *slot =
-			&priv->tx_ring[priv->tx_tail & (priv->tx_size - 1)];
-
-		if (!slot->skb)
-			continue;
-		ipoib_tx_unmap(priv, slot->skb, &slot->map);
-		dev_kfree_skb_any(slot->skb);
-		slot->skb = NULL;
-	}
+	ipoib_tx_ring_discard(priv, &priv->tx);
 }
 
 /* Rings and QP up; the interface then waits for the broadcast group. */
@@ -556,8 +462,9 @@ static int ipoib_ib_up(struct ipoib_dev *priv)
 	ib_req_notify_cq(priv->send_cq, IB_CQ_NEXT_COMP);
 	/* Completions may have arrived before the CQs were armed. */
 	napi_schedule(&priv->napi);
-	/* Without it, connected mode still talks datagrams. */
-	ipoib_cm_up(priv);
+	/* Connected mode that cannot start gives way to datagram mode. */
+	if (ipoib_cm_up(priv))
+		queue_delayed_work(priv->wq, &priv->cm_fallback_task, 0);
 	return 0;
 
 err_qp:

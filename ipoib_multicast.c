@@ -8,6 +8,7 @@
  */
 #include <linux/slab.h>
 #include <linux/jhash.h>
+#include <net/sch_generic.h>
 #include <rdma/ib_cache.h>
 #include "ipoib.h"
 
@@ -158,6 +159,8 @@ static void broadcast_ready(struct ipoib_dev *priv,
 			    const struct ib_sa_mcmember_rec *rec)
 {
 	priv->mcast_mtu = ipoib_ud_mtu(ib_mtu_enum_to_int(rec->mtu));
+	if (!netif_carrier_ok(priv->dev))
+		set_bit(IPOIB_ANNOUNCE, &priv->flags);
 	queue_delayed_work(priv->wq, &priv->link_task, 0);
 	netif_carrier_on(priv->dev);
 	netdev_info(priv->dev, "joined the broadcast group %pI6: MLID 0x%04x, Q_Key 0x%08x, IB MTU %d\n",
@@ -371,7 +374,7 @@ static void leave_all(struct ipoib_dev *priv, struct list_head *leaving)
 }
 
 /* Leave every group, the broadcast group included. */
-void ipoib_mcast_flush(struct ipoib_dev *priv)
+static void ipoib_mcast_flush(struct ipoib_dev *priv)
 {
 	struct ipoib_mcast *mcast, *next;
 	LIST_HEAD(leaving);
@@ -573,6 +576,31 @@ static void refresh_gid(struct ipoib_dev *priv)
 }
 
 /*
+ * rtnl held.  Each load or new QP brings a new QPN, so a peer's ARP and ND
+ * entries for us are wrong until they time out (30 s and more) unless we
+ * say so: a gratuitous ARP and an unsolicited NA once the carrier is on.
+ * They would be dropped until the link watcher gives the queue its qdisc.
+ */
+static void announce(struct ipoib_dev *priv)
+{
+	struct net_device *dev = priv->dev;
+
+	ASSERT_RTNL();
+	if (!test_bit(IPOIB_ANNOUNCE, &priv->flags))
+		return;
+	if (!netif_running(dev) || !netif_carrier_ok(dev)) {
+		clear_bit(IPOIB_ANNOUNCE, &priv->flags);
+		return;
+	}
+	if (qdisc_tx_is_noop(dev)) {
+		queue_delayed_work(priv->wq, &priv->link_task, HZ / 10);
+		return;
+	}
+	clear_bit(IPOIB_ANNOUNCE, &priv->flags);
+	__netdev_notify_peers(dev);
+}
+
+/*
  * Changes that need rtnl: dev->mtu follows the broadcast group, the
  * address follows the port GID.  Whoever holds rtnl may be waiting for
  * this queue, so never block on it: try again shortly.
@@ -588,5 +616,6 @@ void ipoib_link_task(struct work_struct *work)
 	}
 	refresh_gid(priv);
 	ipoib_update_mtu(priv);
+	announce(priv);
 	rtnl_unlock();
 }

@@ -92,6 +92,34 @@ void ipoib_requeue(struct ipoib_dev *priv, struct sk_buff_head *q)
 	}
 }
 
+/*
+ * The same from ndo_start_xmit, which may not nest dev_queue_xmit() on its
+ * own device: on PREEMPT_RT that waits for the qdisc lock our caller
+ * holds.  A work item sends them instead.
+ */
+void ipoib_requeue_later(struct ipoib_dev *priv, struct sk_buff_head *q)
+{
+	if (skb_queue_empty(q))
+		return;
+	spin_lock_bh(&priv->resend.lock);
+	skb_queue_splice_tail_init(q, &priv->resend);
+	spin_unlock_bh(&priv->resend.lock);
+	queue_work(system_wq, &priv->resend_task);
+}
+
+void ipoib_resend_task(struct work_struct *work)
+{
+	struct ipoib_dev *priv = container_of(work, struct ipoib_dev,
+					      resend_task);
+	struct sk_buff_head q;
+
+	__skb_queue_head_init(&q);
+	spin_lock_bh(&priv->resend.lock);
+	skb_queue_splice_init(&priv->resend, &q);
+	spin_unlock_bh(&priv->resend.lock);
+	ipoib_requeue(priv, &q);
+}
+
 void ipoib_drop_queue(struct ipoib_dev *priv, struct sk_buff_head *q,
 		      enum ipoib_counter why)
 {
@@ -129,7 +157,7 @@ void ipoib_neigh_kill(struct ipoib_neigh *neigh)
 	call_rcu(&neigh->rcu, neigh_free_rcu);
 }
 
-void ipoib_neigh_flush_all(struct ipoib_dev *priv)
+static void ipoib_neigh_flush_all(struct ipoib_dev *priv)
 {
 	struct ipoib_neigh *neigh, *next;
 

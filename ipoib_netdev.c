@@ -36,13 +36,13 @@ static int ipoib_hard_header(struct sk_buff *skb, struct net_device *dev,
 }
 
 /* Received packets carry the sender's address where the pseudo header is. */
-static int ipoib_header_parse(const struct sk_buff *skb, unsigned char *haddr)
+static IPOIB_HEADER_PARSE(ipoib_header_parse)
 {
 	memcpy(haddr, skb_mac_header(skb), IPOIB_ALEN);
 	return IPOIB_ALEN;
 }
 
-const struct header_ops ipoib_header_ops = {
+static const struct header_ops ipoib_header_ops = {
 	.create = ipoib_hard_header,
 	.parse = ipoib_header_parse,
 };
@@ -79,9 +79,7 @@ static netdev_tx_t ipoib_start_xmit(struct sk_buff *skb, struct net_device *dev)
 		}
 		ah = rcu_dereference(neigh->ah);
 		if (likely(ah)) {
-			/* Written at most once a tick: the line stays shared. */
-			if (time_after(jiffies, READ_ONCE(neigh->last_used)))
-				WRITE_ONCE(neigh->last_used, jiffies);
+			ipoib_neigh_touch(neigh);
 			ipoib_ud_send(priv, skb, ah, neigh->qpn);
 			rcu_read_unlock();
 			return NETDEV_TX_OK;
@@ -110,7 +108,7 @@ static void ipoib_tx_timeout(struct net_device *dev, unsigned int txqueue)
 	struct ipoib_dev *priv = ipoib_priv(dev);
 
 	netdev_warn(dev, "transmit timed out with %u sends outstanding; resetting the data path\n",
-		    priv->tx_head - READ_ONCE(priv->tx_tail));
+		    ipoib_tx_outstanding(&priv->tx));
 	ipoib_count(priv, IPOIB_CNT_TX_TIMEOUTS);
 	queue_work(priv->wq, &priv->tx_recover_task);
 }
@@ -158,9 +156,18 @@ int ipoib_set_umcast(struct ipoib_dev *priv, bool on)
 }
 
 /* What one UD message carries on this port. */
-unsigned int ipoib_ud_payload_mtu(const struct ipoib_dev *priv)
+static unsigned int ipoib_ud_payload_mtu(const struct ipoib_dev *priv)
 {
 	return ipoib_ud_mtu(priv->max_ib_mtu);
+}
+
+/*
+ * What a unicast over UD may carry to any member of the partition: the
+ * broadcast group's MTU bounds every member's, our port's may be larger.
+ */
+unsigned int ipoib_ud_unicast_mtu(const struct ipoib_dev *priv)
+{
+	return min(priv->mcast_mtu, ipoib_ud_payload_mtu(priv));
 }
 
 /* The largest MTU the current mode allows on this port. */
@@ -260,6 +267,13 @@ static void set_addr_flags(struct ipoib_dev *priv, u8 flags)
 		return;
 	dev_addr_mod(priv->dev, 0, &flags, 1);
 	call_netdevice_notifiers(NETDEV_CHANGEADDR, priv->dev);
+	/*
+	 * Peers hold the old flags in their ARP and ND caches: a gratuitous
+	 * ARP and an unsolicited NA tell them now, so that none keeps asking
+	 * for connections we no longer take.
+	 */
+	if (netif_running(priv->dev))
+		__netdev_notify_peers(priv->dev);
 }
 
 /*
@@ -316,6 +330,34 @@ int ipoib_set_mode(struct ipoib_dev *priv, bool connected,
 	netdev_info(dev, "%s mode, MTU %u\n",
 		    connected ? "connected" : "datagram", dev->mtu);
 	return 0;
+}
+
+/* rtnl held: connected mode was chosen but could not start. */
+static void cm_fallback(struct ipoib_dev *priv)
+{
+	if (!ipoib_mode_connected(priv) || ipoib_cm_active(priv) ||
+	    !test_bit(IPOIB_QP_READY, &priv->flags))
+		return;
+	netdev_warn(priv->dev, "connected mode could not start; running in datagram mode\n");
+	ipoib_set_mode(priv, false, NULL);
+}
+
+/*
+ * From the data path's bring-up, which holds state_lock and so cannot take
+ * rtnl: the mode change waits for rtnl without blocking the workqueue.
+ */
+static void ipoib_cm_fallback(struct work_struct *work)
+{
+	struct ipoib_dev *priv = container_of(to_delayed_work(work),
+					      struct ipoib_dev,
+					      cm_fallback_task);
+
+	if (!rtnl_trylock()) {
+		queue_delayed_work(priv->wq, &priv->cm_fallback_task, 1);
+		return;
+	}
+	cm_fallback(priv);
+	rtnl_unlock();
 }
 
 static void ipoib_set_rx_mode(struct net_device *dev)
@@ -431,6 +473,9 @@ static void ipoib_uninit(struct net_device *dev)
 	cancel_work_sync(&priv->flush_normal);
 	cancel_work_sync(&priv->flush_heavy);
 	cancel_work_sync(&priv->tx_recover_task);
+	cancel_delayed_work_sync(&priv->cm_fallback_task);
+	cancel_work_sync(&priv->resend_task);
+	ipoib_drop_queue(priv, &priv->resend, IPOIB_CNT_TX_DROP_NO_PATH);
 	cancel_delayed_work_sync(&priv->link_task);
 	ipoib_mcast_stop(priv);
 	ipoib_paths_flush(priv);
@@ -459,6 +504,9 @@ static int ipoib_open(struct net_device *dev)
 		netif_start_queue(dev);
 	}
 	mutex_unlock(&priv->state_lock);
+	/* We hold rtnl: the user sees the mode change when "up" returns. */
+	if (!ret && cancel_delayed_work(&priv->cm_fallback_task))
+		cm_fallback(priv);
 	return ret;
 }
 
@@ -518,6 +566,9 @@ void ipoib_setup(struct net_device *dev)
 	INIT_WORK(&priv->flush_normal, ipoib_flush_normal);
 	INIT_WORK(&priv->flush_heavy, ipoib_flush_heavy);
 	INIT_WORK(&priv->tx_recover_task, ipoib_tx_recover);
+	INIT_DELAYED_WORK(&priv->cm_fallback_task, ipoib_cm_fallback);
+	skb_queue_head_init(&priv->resend);
+	INIT_WORK(&priv->resend_task, ipoib_resend_task);
 
 	dev->netdev_ops = &ipoib_netdev_ops;
 	dev->header_ops = &ipoib_header_ops;

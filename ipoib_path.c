@@ -60,8 +60,8 @@ static void path_failed(struct ipoib_dev *priv, struct ipoib_path *path,
 			     jiffies_to_msecs(path->backoff));
 }
 
-static void path_done(int status, struct sa_path_rec *rec, int num_prs,
-		      void *context)
+static void path_done(int status, struct sa_path_rec *rec,
+		      ipoib_sa_num_prs num_prs, void *context)
 {
 	struct ipoib_path *path = context;
 	struct ipoib_dev *priv = path->priv;
@@ -148,8 +148,9 @@ static void path_query(struct ipoib_dev *priv, struct ipoib_path *path,
  * path resolved.  Packets the neighbour holds that can go now are moved to
  * ready; ones that cannot go at all, to the drop counters.
  */
-void ipoib_path_resolve(struct ipoib_dev *priv, struct ipoib_neigh *neigh,
-			struct sk_buff_head *ready)
+static void ipoib_path_resolve(struct ipoib_dev *priv,
+			       struct ipoib_neigh *neigh,
+			       struct sk_buff_head *ready)
 {
 	const union ib_gid *gid = (const union ib_gid *)ipoib_addr_gid(neigh->daddr);
 	struct ipoib_path *path = neigh->path;
@@ -214,7 +215,7 @@ void ipoib_xmit_unicast_slow(struct ipoib_dev *priv, struct sk_buff *skb,
 		goto drop;
 	ipoib_path_resolve(priv, neigh, &ready);
 	spin_unlock_bh(&priv->lock);
-	ipoib_requeue(priv, &ready);
+	ipoib_requeue_later(priv, &ready);
 	return;
 
 drop:

@@ -182,6 +182,31 @@ static inline int ipoib_addr_sendable(const unsigned char *addr,
 	return qpn != 0 && qpn != IPOIB_MCAST_QPN;
 }
 
+#define IPOIB_ARP_HRD		32	/* ARPHRD_INFINIBAND (RFC 4391 s8) */
+#define IPOIB_ARP_PRO_IPV4	0x0800
+#define IPOIB_ARP_FIXED_LEN	8	/* hrd, pro, hln, pln, op */
+#define IPOIB_ARP_LEN		(IPOIB_ARP_FIXED_LEN + 2 * (IPOIB_ALEN + 4))
+
+/*
+ * May this ARP packet (from its fixed header on) reach the stack?  Only an
+ * RFC 4391 ARP for IPv4 whose sender address could take our replies: the
+ * stack would otherwise store an address that nothing can be sent to.
+ */
+static inline int ipoib_arp_acceptable(const unsigned char *arp,
+				       unsigned int len)
+{
+	const unsigned char *sha = arp + IPOIB_ARP_FIXED_LEN;
+
+	if (len < IPOIB_ARP_LEN)
+		return 0;
+	if (((arp[0] << 8) | arp[1]) != IPOIB_ARP_HRD ||
+	    ((arp[2] << 8) | arp[3]) != IPOIB_ARP_PRO_IPV4 ||
+	    arp[4] != IPOIB_ALEN || arp[5] != 4)
+		return 0;
+	return !ipoib_addr_is_multicast(sha) &&
+	       ipoib_addr_sendable(sha, 0xffff);
+}
+
 /* 0x0000 and 0x8000 are reserved P_Keys (IBA 10.9.1.1). */
 static inline int ipoib_pkey_valid(unsigned int pkey)
 {
@@ -277,6 +302,18 @@ static inline int ipoib_cm_priv_parse(const unsigned char *p, unsigned int len,
 	*qpn = q;
 	*rx_mtu = m;
 	return 0;
+}
+
+/*
+ * Well formed is not enough to connect: IPv6 needs 1280-byte packets
+ * (RFC 8200 section 5), and a connection is used for every unicast to
+ * the peer, so a smaller receive MTU is refused rather than half used.
+ */
+#define IPOIB_CM_MIN_USABLE_RX_MTU	(1280 + IPOIB_ENCAP_LEN)
+
+static inline int ipoib_cm_rx_mtu_usable(unsigned int rx_mtu)
+{
+	return rx_mtu >= IPOIB_CM_MIN_USABLE_RX_MTU;
 }
 
 /*

@@ -172,6 +172,48 @@ static void test_sendable(void)
 	CHECK(!ipoib_addr_sendable(addr, 0xffff), "MGID with a unicast QPN");
 }
 
+/* An ARP request from addr for 10.0.0.1, as RFC 4391 lays it out. */
+static void arp_make(unsigned char *arp, const unsigned char *addr)
+{
+	memset(arp, 0, IPOIB_ARP_LEN);
+	arp[1] = IPOIB_ARP_HRD;
+	arp[2] = 0x08;
+	arp[4] = IPOIB_ALEN;
+	arp[5] = 4;
+	arp[7] = 1;
+	memcpy(arp + IPOIB_ARP_FIXED_LEN, addr, IPOIB_ALEN);
+	arp[IPOIB_ARP_FIXED_LEN + IPOIB_ALEN] = 10;
+}
+
+static void test_arp(void)
+{
+	unsigned char gid[16], addr[IPOIB_ALEN], arp[IPOIB_ARP_LEN + 4];
+
+	gid_parse(gid, "fe80::2:c903:a:1b2c");
+	ipoib_addr_make(addr, IPOIB_FLAG_RC, 0x48, gid);
+	arp_make(arp, addr);
+	CHECK(ipoib_arp_acceptable(arp, IPOIB_ARP_LEN), "good request");
+	CHECK(ipoib_arp_acceptable(arp, sizeof(arp)), "with trailing bytes");
+	CHECK(!ipoib_arp_acceptable(arp, IPOIB_ARP_LEN - 1), "truncated");
+	arp[1] = 1;
+	CHECK(!ipoib_arp_acceptable(arp, IPOIB_ARP_LEN), "Ethernet hardware type");
+	arp_make(arp, addr);
+	arp[4] = 6;
+	CHECK(!ipoib_arp_acceptable(arp, IPOIB_ARP_LEN), "6-byte addresses");
+	arp_make(arp, addr);
+	arp[3] = 0xdd;
+	CHECK(!ipoib_arp_acceptable(arp, IPOIB_ARP_LEN), "not IPv4");
+	ipoib_addr_make(addr, 0, 0, gid);
+	arp_make(arp, addr);
+	CHECK(!ipoib_arp_acceptable(arp, IPOIB_ARP_LEN), "sender QPN 0");
+	ipoib_addr_make(addr, 0, IPOIB_MCAST_QPN, gid);
+	arp_make(arp, addr);
+	CHECK(!ipoib_arp_acceptable(arp, IPOIB_ARP_LEN), "sender QPN 0xffffff");
+	ipoib_broadcast_addr(addr, 0xffff, IPOIB_SCOPE_LINK);
+	arp_make(arp, addr);
+	CHECK(!ipoib_arp_acceptable(arp, IPOIB_ARP_LEN), "sender is the broadcast group");
+}
+
 static void test_pkeys(void)
 {
 	CHECK(!ipoib_pkey_valid(0x0000), "0x0000 is reserved");
@@ -251,7 +293,12 @@ static void test_cm_priv(void)
 	      "receive MTU below 68 + 4");
 	ipoib_cm_priv_make(p, 0x48, IPOIB_CM_MIN_RX_MTU);
 	CHECK(ipoib_cm_priv_parse(p, sizeof(p), &qpn, &mtu) == 0,
-	      "receive MTU 72 accepted");
+	      "receive MTU 72 well formed");
+	CHECK(!ipoib_cm_rx_mtu_usable(72), "72 too small to connect");
+	CHECK(!ipoib_cm_rx_mtu_usable(1000), "1000 too small for IPv6");
+	CHECK(!ipoib_cm_rx_mtu_usable(1283), "1283: IPv6 needs 1280 + 4");
+	CHECK(ipoib_cm_rx_mtu_usable(1284), "1284 carries IPv6");
+	CHECK(ipoib_cm_rx_mtu_usable(65524), "the usual 65524");
 }
 
 /* RFC 4755 3.5 and the in-tree driver's service IDs. */
@@ -273,6 +320,7 @@ int main(void)
 	test_mgid_v6();
 	test_mcast_addr_ok();
 	test_sendable();
+	test_arp();
 	test_pkeys();
 	test_mtu();
 	test_crossing();

@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Send rings, the UD QP's and every connection's, and the rules that keep
+ * them whole:
+ *
+ * - A ring's head moves only under the interface's transmit lock (one TX
+ *   queue): ndo_start_xmit holds it, and so does a connection's completion
+ *   handler when it posts what waited in the connection's backlog.
+ * - A slot is taken only after a room check (ipoib_tx_claim); completions
+ *   come in posting order and free the slot at the tail.
+ * - Only the UD ring stops and wakes the interface's queue.  A connection
+ *   whose ring is full keeps further packets in its own short backlog and
+ *   drops beyond it (ipoib_cm_tx.c), so a slow or stalled peer holds back
+ *   only its own traffic.
+ */
+#include "ipoib.h"
+
+void ipoib_tx_drop(struct ipoib_dev *priv, struct sk_buff *skb,
+		   enum ipoib_counter why)
+{
+	ipoib_count(priv, why);
+	atomic_long_inc(&priv->tx_dropped);
+	dev_kfree_skb_any(skb);
+}
+
+static void tx_unmap(struct ipoib_dev *priv, struct sk_buff *skb,
+		     const struct ipoib_tx_map *map)
+{
+	unsigned int m = 0, f;
+
+	if (map->head_len)
+		ib_dma_unmap_single(priv->ca, map->mapping[m++],
+				    map->head_len, DMA_TO_DEVICE);
+	for (f = 0; f < skb_shinfo(skb)->nr_frags; f++)
+		ib_dma_unmap_page(priv->ca, map->mapping[m++],
+				  skb_frag_size(&skb_shinfo(skb)->frags[f]),
+				  DMA_TO_DEVICE);
+}
+
+/*
+ * Map the skb for the HCA into map and sge; the first hlen bytes travel in
+ * the LSO header.  Returns the number of SGEs, or -EIO with nothing mapped.
+ */
+static int tx_map(struct ipoib_dev *priv, struct sk_buff *skb,
+		  unsigned int hlen, struct ipoib_tx_map *map, struct ib_sge *sge)
+{
+	unsigned int head = skb_headlen(skb) - hlen;
+	unsigned int m = 0, f;
+	u64 addr;
+
+	map->head_len = head;
+	if (head) {
+		addr = ib_dma_map_single(priv->ca, skb->data + hlen, head,
+					 DMA_TO_DEVICE);
+		if (unlikely(ib_dma_mapping_error(priv->ca, addr)))
+			return -EIO;
+		map->mapping[m] = addr;
+		sge[m].addr = addr;
+		sge[m].length = head;
+		m++;
+	}
+	for (f = 0; f < skb_shinfo(skb)->nr_frags; f++) {
+		const skb_frag_t *frag = &skb_shinfo(skb)->frags[f];
+
+		addr = ib_dma_map_page(priv->ca, skb_frag_page(frag),
+				       skb_frag_off(frag), skb_frag_size(frag),
+				       DMA_TO_DEVICE);
+		if (unlikely(ib_dma_mapping_error(priv->ca, addr)))
+			goto unwind;
+		map->mapping[m] = addr;
+		sge[m].addr = addr;
+		sge[m].length = skb_frag_size(frag);
+		m++;
+	}
+	return m;
+
+unwind:
+	while (f--)
+		ib_dma_unmap_page(priv->ca, map->mapping[--m],
+				  skb_frag_size(&skb_shinfo(skb)->frags[f]),
+				  DMA_TO_DEVICE);
+	if (head)
+		ib_dma_unmap_single(priv->ca, map->mapping[0], head,
+				    DMA_TO_DEVICE);
+	return -EIO;
+}
+
+int ipoib_tx_ring_init(struct ipoib_tx_ring *ring, unsigned int size)
+{
+	if (WARN_ON_ONCE(!is_power_of_2(size)))
+		return -EINVAL;
+	ring->slots = kvcalloc(size, sizeof(*ring->slots), GFP_KERNEL);
+	if (!ring->slots)
+		return -ENOMEM;
+	/* head and tail run on: AHs being reaped wait on the UD ring's. */
+	ring->size = size;
+	return 0;
+}
+
+static struct ipoib_tx_slot *slot_at(struct ipoib_tx_ring *ring,
+				     unsigned int n)
+{
+	return &ring->slots[n & (ring->size - 1)];
+}
+
+/* The QP is reset or gone: free what never completed. */
+void ipoib_tx_ring_discard(struct ipoib_dev *priv, struct ipoib_tx_ring *ring)
+{
+	if (!ring->slots)
+		return;
+	for (; ring->tail != ring->head; ring->tail++) {
+		struct ipoib_tx_slot *slot = slot_at(ring, ring->tail);
+
+		if (!slot->skb)
+			continue;
+		tx_unmap(priv, slot->skb, &slot->map);
+		dev_kfree_skb_any(slot->skb);
+		slot->skb = NULL;
+	}
+}
+
+void ipoib_tx_ring_free(struct ipoib_tx_ring *ring)
+{
+	kvfree(ring->slots);
+	ring->slots = NULL;
+}
+
+void ipoib_assert_tx_locked(struct ipoib_dev *priv)
+{
+	lockdep_assert_held(&netdev_get_tx_queue(priv->dev, 0)->_xmit_lock);
+}
+
+/*
+ * The slot the next post goes into.  NULL, with the packet dropped and
+ * counted, when the ring is full: callers check for room first, so that
+ * is a bug, and the warning says so.
+ */
+struct ipoib_tx_slot *ipoib_tx_claim(struct ipoib_dev *priv,
+				     struct ipoib_tx_ring *ring,
+				     struct sk_buff *skb)
+{
+	struct ipoib_tx_slot *slot = slot_at(ring, ring->head);
+
+	ipoib_assert_tx_locked(priv);
+	if (WARN_ON_ONCE(!ipoib_tx_room(ring) || slot->skb)) {
+		ipoib_tx_drop(priv, skb, IPOIB_CNT_TX_DROP_RING_FULL);
+		return NULL;
+	}
+	return slot;
+}
+
+/* Map the skb into the slot and sge: the SGE count, or <0 when dropped. */
+int ipoib_tx_load(struct ipoib_dev *priv, struct ipoib_tx_slot *slot,
+		  struct sk_buff *skb, unsigned int hlen, struct ib_sge *sge)
+{
+	int n;
+
+	if (skb_shinfo(skb)->nr_frags + 1 > priv->max_send_sge &&
+	    unlikely(skb_linearize(skb))) {
+		ipoib_tx_drop(priv, skb, IPOIB_CNT_TX_DROP_MAP);
+		return -ENOMEM;
+	}
+	n = tx_map(priv, skb, hlen, &slot->map, sge);
+	if (unlikely(n < 0)) {
+		ipoib_tx_drop(priv, skb, IPOIB_CNT_TX_DROP_MAP);
+		return n;
+	}
+	slot->skb = skb;
+	return n;
+}
+
+/* After ib_post_send() returned ret: count and advance, or undo and drop. */
+int ipoib_tx_posted(struct ipoib_dev *priv, struct ipoib_tx_ring *ring,
+		    struct ipoib_tx_slot *slot, unsigned int len, int ret)
+{
+	if (unlikely(ret)) {
+		netdev_warn_once(priv->dev, "posting a send failed: %d\n", ret);
+		tx_unmap(priv, slot->skb, &slot->map);
+		ipoib_tx_drop(priv, slot->skb, IPOIB_CNT_TX_DROP_POST);
+		slot->skb = NULL;
+		return ret;
+	}
+	u64_stats_update_begin(&priv->tx_stats.sync);
+	priv->tx_stats.packets++;
+	priv->tx_stats.bytes += len;
+	u64_stats_update_end(&priv->tx_stats.sync);
+	WRITE_ONCE(ring->head, ring->head + 1);
+	return 0;
+}
+
+/* A send completed: its slot is the oldest outstanding one. */
+void ipoib_tx_release(struct ipoib_dev *priv, struct ipoib_tx_ring *ring,
+		      struct ipoib_tx_slot *slot, int budget)
+{
+	WARN_ON_ONCE(slot != slot_at(ring, ring->tail) || !slot->skb);
+	if (likely(slot->skb)) {
+		tx_unmap(priv, slot->skb, &slot->map);
+		napi_consume_skb(slot->skb, budget);
+		slot->skb = NULL;
+	}
+	/* The room check reads it without the transmit lock's help. */
+	WRITE_ONCE(ring->tail, ring->tail + 1);
+}
+
+/* After a UD post: a full ring stops the interface's queue. */
+void ipoib_tx_ud_posted(struct ipoib_dev *priv)
+{
+	if (likely(ipoib_tx_room(&priv->tx)))
+		return;
+	netif_stop_queue(priv->dev);
+	/* Pairs with the barrier in ipoib_tx_ud_reaped(). */
+	smp_mb();
+	if (ipoib_tx_room(&priv->tx))
+		netif_wake_queue(priv->dev);
+}
+
+/* After UD completions: half the ring free wakes the queue again. */
+void ipoib_tx_ud_reaped(struct ipoib_dev *priv)
+{
+	/* Pairs with the barrier in ipoib_tx_ud_posted(). */
+	smp_mb();
+	if (unlikely(netif_queue_stopped(priv->dev)) &&
+	    ipoib_tx_outstanding(&priv->tx) <= priv->tx.size / 2 &&
+	    test_bit(IPOIB_QP_READY, &priv->flags))
+		netif_wake_queue(priv->dev);
+}
