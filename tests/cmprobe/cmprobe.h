@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * cmprobe: a test module that sends one CM REQ at a time, well formed or
- * not, to an IPoIB connected-mode listener and records what came back.
+ * not, to an IPoIB connected-mode listener and records what came back; and
+ * holds CM listens that refuse every REQ, to take service IDs away.
  */
 #ifndef CMPROBE_H
 #define CMPROBE_H
 
 #include <rdma/ib_cm.h>
 #include <rdma/ib_sa.h>
+#include "tests_compat.h"
 
 /*
  * What the REQ carries.  A REQ's private data field is always 92 bytes on
@@ -18,6 +20,7 @@ enum cmprobe_pdata {
 	CMPROBE_PDATA_SHORT,	/* the QPN word only */
 	CMPROBE_PDATA_ZERO_QPN,	/* a receive MTU, QPN zero */
 	CMPROBE_PDATA_NONE,	/* nothing at all */
+	CMPROBE_PDATA_RANDOM,	/* len= bytes from a generator seeded by seed= */
 	CMPROBE_PDATA_KINDS
 };
 
@@ -39,6 +42,8 @@ struct cmprobe_req {
 	enum cmprobe_pdata pdata;
 	u32 lqpn;		/* the UD QPN we claim; 0: our own QP's number */
 	u32 mtu;		/* the receive MTU we claim */
+	u32 len;		/* pdata=random: how many bytes */
+	u64 seed;		/* pdata=random: what they are */
 };
 
 /* The larger of the REP and REJ private data fields. */
@@ -58,8 +63,31 @@ struct cmprobe_result {
 	const char *teardown;	/* after a REP: how the connection ended */
 };
 
+struct seq_file;
+
 int cmprobe_cm_init(void);
 void cmprobe_cm_exit(void);
 int cmprobe_run(const struct cmprobe_req *req, struct cmprobe_result *res);
+struct ib_device *cmprobe_find_dev(const char *name);
+
+/* How a listen answers a REQ (cmprobe_listen.c says what each sends). */
+enum cmprobe_answer {
+	CMPROBE_ANSWER_REJ,
+	CMPROBE_ANSWER_REJ_RANDOM,
+	CMPROBE_ANSWER_REP_SHORT,
+	CMPROBE_ANSWER_REP_ZERO_QPN,
+	CMPROBE_ANSWER_REP_BAD_QPN,
+	CMPROBE_ANSWER_REP_MTU0,
+	CMPROBE_ANSWER_REP_MTU_MAX,
+	CMPROBE_ANSWERS
+};
+
+/* Listens that answer every REQ the same way (cmprobe_listen.c). */
+int cmprobe_answer_parse(const char *s);
+void cmprobe_listen_seed(u64 seed);
+int cmprobe_listen(const char *name, u64 sid, enum cmprobe_answer answer);
+int cmprobe_unlisten(u64 sid);
+void cmprobe_unlisten_dev(struct ib_device *dev);
+void cmprobe_show_listens(struct seq_file *s);
 
 #endif /* CMPROBE_H */

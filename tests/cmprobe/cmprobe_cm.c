@@ -64,7 +64,7 @@ struct cmprobe_path {
 };
 
 static void cmprobe_path_done(int status, struct sa_path_rec *resp,
-			      int num_paths, void *context)
+			      tests_sa_num_prs num_paths, void *context)
 {
 	struct cmprobe_path *path = context;
 
@@ -245,9 +245,16 @@ static int cmprobe_qp_to(struct ib_cm_id *id, struct ib_qp *qp,
 	return ret ? ret : ib_modify_qp(qp, &attr, mask);
 }
 
+/* The REQ's private data into w (IB_CM_REQ_PRIVATE_DATA_SIZE bytes). */
 static u8 cmprobe_pdata(const struct cmprobe_req *req, u32 lqpn, __be32 *w)
 {
+	struct rnd_state rnd;
+
 	switch (req->pdata) {
+	case CMPROBE_PDATA_RANDOM:
+		prandom_seed_state(&rnd, req->seed);
+		prandom_bytes_state(&rnd, w, req->len);
+		return req->len;
 	case CMPROBE_PDATA_GOOD:
 		w[0] = cpu_to_be32(lqpn);
 		w[1] = cpu_to_be32(req->mtu);
@@ -319,7 +326,7 @@ static void cmprobe_exchange(struct cmprobe_ctx *ctx, struct ib_cm_id *id,
 	struct cmprobe_result *res = ctx->res;
 	struct ib_cm_req_param param = {};
 	unsigned long seen;
-	__be32 pdata[2];
+	__be32 pdata[IB_CM_REQ_PRIVATE_DATA_SIZE / sizeof(__be32)];
 	int ret;
 
 	res->lqpn = req->lqpn ? req->lqpn : qp->qp_num;
@@ -416,21 +423,43 @@ static const char *cmprobe_qp_make(struct cmprobe_qp *q, struct ib_device *dev,
 	return *err ? "qp-init" : NULL;
 }
 
+/* Under cmprobe_devs_lock: the registered device of that name, or NULL. */
+static struct ib_device *find_locked(const char *name)
+{
+	struct cmprobe_dev *d;
+
+	lockdep_assert_held(&cmprobe_devs_lock);
+	list_for_each_entry(d, &cmprobe_devs, list)
+		if (!strcmp(dev_name(&d->dev->dev), name))
+			return d->dev;
+	return NULL;
+}
+
 /* The device named, marked as the one a probe runs on; NULL if none. */
 static struct ib_device *cmprobe_claim(const char *name)
 {
-	struct ib_device *dev = NULL;
-	struct cmprobe_dev *d;
+	struct ib_device *dev;
 
 	spin_lock(&cmprobe_devs_lock);
-	list_for_each_entry(d, &cmprobe_devs, list) {
-		if (!strcmp(dev_name(&d->dev->dev), name)) {
-			dev = d->dev;
-			cmprobe_busy = dev;
-			cmprobe_cut = false;
-			break;
-		}
+	dev = find_locked(name);
+	if (dev) {
+		cmprobe_busy = dev;
+		cmprobe_cut = false;
 	}
+	spin_unlock(&cmprobe_devs_lock);
+	return dev;
+}
+
+/*
+ * The device named, without claiming it: the caller holds what device
+ * removal must take before it frees the device (the listen mutex).
+ */
+struct ib_device *cmprobe_find_dev(const char *name)
+{
+	struct ib_device *dev;
+
+	spin_lock(&cmprobe_devs_lock);
+	dev = find_locked(name);
 	spin_unlock(&cmprobe_devs_lock);
 	return dev;
 }
@@ -544,6 +573,7 @@ static void cmprobe_remove_one(struct ib_device *dev, void *client_data)
 	spin_unlock(&cmprobe_devs_lock);
 	wake_up(&cmprobe_wait);
 	wait_event(cmprobe_wait, cmprobe_idle_on(dev));
+	cmprobe_unlisten_dev(dev);
 	kfree(d);
 }
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The control file, /sys/kernel/debug/cmprobe/probe.  A write runs one
- * probe and returns when it is over (a few seconds at most):
+ * probe, or takes or drops a listen, and returns when it is over (a few
+ * seconds at most):
  *
  *   echo "dev=sib0 port=1 dgid=fe80::2 qpn=0x48 pdata=short" >probe
  *
@@ -11,7 +12,9 @@
  *   dlid=N       its LID: the path is then made here, not asked of the SA
  *   qpn=N        the target's UD QPN: sid defaults to 0x1000000000000000 | N
  *   sid=HEX      the service ID, instead of the one qpn gives
- *   pdata=KIND   good | short | zero-qpn | none (good)
+ *   pdata=KIND   good | short | zero-qpn | none | random (good)
+ *   len=N        pdata=random: that many bytes, 0 to 92 (92)
+ *   seed=N       pdata=random: the generator's seed, so a run repeats (0)
  *   lqpn=N       the UD QPN our private data names (our QP's number)
  *   mtu=N        the receive MTU it names (65524)
  *   qp=rc|uc     the connection's transport (rc)
@@ -22,9 +25,24 @@
  * left out, "-" when all zero), ari, teardown (how a REP'd connection
  * ended: drep, peer-dreq, dreq-timeout, rej, rej-sent, none), stage and
  * errno (what went wrong locally).
+ *
+ *   echo "listen dev=sib1 sid=1000000000000048 [answer=KIND] [seed=N]" >probe
+ *   echo "unlisten sid=1000000000000048" >probe
+ *
+ * listen holds an ib_cm listen on that service ID (hex) of that device
+ * (sib0 by default) until unlisten or unload, and answers each REQ as
+ * answer= says (cmprobe_listen.c): a REJ, reason Consumer Reject (28), by
+ * default; seed= seeds the random answers.  The write fails with the CM's errno,
+ * -EBUSY when the ID is taken, so that a driver's own listen there fails
+ * in turn.  unlisten drops every listen on the ID, -ENOENT if none.  A read
+ * ends with one "listen dev=NAME sid=0xHEX answer=KIND" line per listen
+ * held and, once a listen was held, a "listens reqs=N reps=N rejs=N
+ * peer_rejs=N rtus=N unanswered=N" line: REQs answered, REPs and REJs
+ * sent, and how the REP'd ones ended.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/ctype.h>
 #include <linux/debugfs.h>
 #include <linux/inet.h>
 #include <linux/module.h>
@@ -43,6 +61,7 @@ static const char *const pdata_names[CMPROBE_PDATA_KINDS] = {
 	[CMPROBE_PDATA_SHORT] = "short",
 	[CMPROBE_PDATA_ZERO_QPN] = "zero-qpn",
 	[CMPROBE_PDATA_NONE] = "none",
+	[CMPROBE_PDATA_RANDOM] = "random",
 };
 
 static const char *const outcome_names[] = {
@@ -107,6 +126,14 @@ static int parse_pair(struct cmprobe_req *req, char *key, char *val,
 		return parse_u32(key, val, 0xffffff, &req->lqpn);
 	if (!strcmp(key, "mtu"))
 		return parse_u32(key, val, U32_MAX, &req->mtu);
+	if (!strcmp(key, "len"))
+		return parse_u32(key, val, IB_CM_REQ_PRIVATE_DATA_SIZE,
+				 &req->len);
+	if (!strcmp(key, "seed")) {
+		if (kstrtou64(val, 0, &req->seed))
+			goto bad;
+		return 0;
+	}
 	if (!strcmp(key, "qp")) {
 		if (!strcmp(val, "rc"))
 			req->qp_type = IB_QPT_RC;
@@ -135,6 +162,7 @@ static int parse_request(char *cmd, struct cmprobe_req *req)
 	req->port = 1;
 	req->qp_type = IB_QPT_RC;
 	req->mtu = CMPROBE_DEFAULT_MTU;
+	req->len = IB_CM_REQ_PRIVATE_DATA_SIZE;
 
 	while ((tok = strsep(&cmd, " \t\n"))) {
 		if (!*tok)
@@ -158,11 +186,64 @@ static int parse_request(char *cmd, struct cmprobe_req *req)
 	return 0;
 }
 
+/* "listen [dev=NAME] sid=HEX" or "unlisten sid=HEX", past the verb. */
+static int listen_command(char *cmd, bool listen)
+{
+	char dev[IB_DEVICE_NAME_MAX] = "sib0";
+	int answer = CMPROBE_ANSWER_REJ;
+	bool have_sid = false;
+	char *tok, *val;
+	u64 sid, seed;
+
+	while ((tok = strsep(&cmd, " \t\n"))) {
+		if (!*tok)
+			continue;
+		val = strchr(tok, '=');
+		if (!val)
+			goto bad;
+		*val++ = '\0';
+		if (listen && !strcmp(tok, "dev")) {
+			if (strscpy(dev, val, sizeof(dev)) < 0)
+				goto bad;
+		} else if (!strcmp(tok, "sid")) {
+			if (kstrtou64(val, 16, &sid))
+				goto bad;
+			have_sid = true;
+		} else if (listen && !strcmp(tok, "answer")) {
+			answer = cmprobe_answer_parse(val);
+			if (answer < 0)
+				goto bad;
+		} else if (listen && !strcmp(tok, "seed")) {
+			if (kstrtou64(val, 0, &seed))
+				goto bad;
+			cmprobe_listen_seed(seed);
+		} else {
+			goto bad;
+		}
+	}
+	if (!have_sid) {
+		pr_info("%s needs sid=\n", listen ? "listen" : "unlisten");
+		return -EINVAL;
+	}
+	return listen ? cmprobe_listen(dev, sid, answer) : cmprobe_unlisten(sid);
+bad:
+	pr_info("%s: bad argument '%s'\n", listen ? "listen" : "unlisten", tok);
+	return -EINVAL;
+}
+
+/* Does cmd start with the word verb? */
+static bool is_verb(const char *cmd, const char *verb)
+{
+	size_t n = strlen(verb);
+
+	return !strncmp(cmd, verb, n) && (!cmd[n] || isspace(cmd[n]));
+}
+
 static ssize_t probe_write(struct file *file, const char __user *ubuf,
 			   size_t len, loff_t *ppos)
 {
 	struct cmprobe_req req;
-	char *cmd;
+	char *cmd, *verb;
 	int ret;
 
 	if (len >= CMPROBE_CMD_MAX)
@@ -170,6 +251,13 @@ static ssize_t probe_write(struct file *file, const char __user *ubuf,
 	cmd = memdup_user_nul(ubuf, len);
 	if (IS_ERR(cmd))
 		return PTR_ERR(cmd);
+	verb = skip_spaces(cmd);
+	if (is_verb(verb, "listen") || is_verb(verb, "unlisten")) {
+		ret = listen_command(verb + strcspn(verb, " \t\n"),
+				     verb[0] == 'l');
+		kfree(cmd);
+		return ret ? ret : len;
+	}
 	ret = parse_request(cmd, &req);
 	kfree(cmd);
 	if (ret)
@@ -217,6 +305,8 @@ static int probe_show(struct seq_file *s, void *unused)
 		   req->dev, req->port, req->dgid.raw, req->dlid, req->sid,
 		   req->qp_type == IB_QPT_UC ? "uc" : "rc",
 		   pdata_names[req->pdata], res->lqpn, req->mtu);
+	if (req->pdata == CMPROBE_PDATA_RANDOM)
+		seq_printf(s, "random len=%u seed=%llu\n", req->len, req->seed);
 	seq_printf(s, "outcome %s\n", outcome_names[res->outcome]);
 	if (res->outcome == CMPROBE_REJ) {
 		seq_printf(s, "reason %d (%s)\n", res->reason,
@@ -234,6 +324,7 @@ static int probe_show(struct seq_file *s, void *unused)
 		seq_printf(s, "stage %s\nerrno %d\n", res->stage, res->err);
 out:
 	mutex_unlock(&cmprobe_mutex);
+	cmprobe_show_listens(s);
 	return 0;
 }
 
@@ -272,5 +363,5 @@ static void __exit cmprobe_exit(void)
 
 module_init(cmprobe_init);
 module_exit(cmprobe_exit);
-MODULE_DESCRIPTION("Sends good and malformed CM REQs to an IPoIB listener (test)");
+MODULE_DESCRIPTION("Sends good and malformed CM REQs to an IPoIB listener; holds refusing listens (test)");
 MODULE_LICENSE("GPL");

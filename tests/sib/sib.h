@@ -19,6 +19,7 @@
 #include <linux/hrtimer.h>
 #include <linux/percpu.h>
 #include <rdma/ib_verbs.h>
+#include "tests_compat.h"
 
 struct seq_file;
 
@@ -59,8 +60,26 @@ enum sib_counter {
 	SIB_NR_COUNTERS
 };
 
+/* What IPoIB sent, by transport and by the class of its payload. */
+enum sib_ipoib_transport {
+	SIB_IPOIB_UD,
+	SIB_IPOIB_RC,
+	SIB_IPOIB_UC,
+	SIB_IPOIB_TRANSPORTS
+};
+
+enum sib_ipoib_class {
+	SIB_IPOIB_ARP,
+	SIB_IPOIB_IPV4,
+	SIB_IPOIB_IPV6,
+	SIB_IPOIB_ND,			/* ICMPv6 RS, RA, NS, NA, redirect */
+	SIB_IPOIB_OTHER,
+	SIB_IPOIB_CLASSES
+};
+
 struct sib_port_stats {
 	u64 cnt[SIB_NR_COUNTERS];
+	u64 ipoib[SIB_IPOIB_TRANSPORTS][SIB_IPOIB_CLASSES];
 };
 
 struct sib_dev;
@@ -78,6 +97,7 @@ struct sib_port {
 	enum ib_mtu active_mtu;
 	u32 cap_flags;
 	u16 pkeys[SIB_PKEY_TABLE_LEN];
+	bool rx_stall;			/* no receive buffers but QP0/QP1's */
 
 	struct sib_qp __rcu *special_qp[2];	/* QP0 and QP1 */
 	struct sib_port_stats __percpu *stats;
@@ -174,6 +194,7 @@ struct sib_send_wqe {
 	u16 mss;
 	u16 hlen;
 	u8 *lso_hdr;
+	bool rnr_nakked;		/* sent once already: now a retry */
 	u32 num_sge;
 	struct ib_sge sg[];
 };
@@ -234,6 +255,7 @@ struct sib_pkt {
 	const struct ib_sge *sg;
 	bool csum_ok;			/* fill checksums at the receiver */
 	bool held;			/* already delayed once */
+	bool resent;			/* an RNR retry: counted already */
 	u8 rnr_timer;			/* out: responder's RNR NAK timer */
 };
 
@@ -290,6 +312,7 @@ extern struct sib_fabric sib_fabric;
 
 /* Module parameters other files read. */
 extern unsigned int sib_port_mtu;
+extern unsigned int sib_group_mtu;
 extern bool sib_srq_enabled;
 extern bool sib_csum_enabled;
 extern bool sib_lso_enabled;
@@ -333,6 +356,13 @@ u64 sib_counter_sum(struct sib_port *port, enum sib_counter c);
 void sib_counters_clear(struct sib_port *port);
 extern const char *const sib_counter_names[SIB_NR_COUNTERS];
 
+/* IPoIB traffic by transport and class (sib_ipoib.c). */
+void sib_ipoib_count(const struct sib_pkt *pkt);
+u64 sib_ipoib_sum(struct sib_port *port, enum sib_ipoib_transport t,
+		  enum sib_ipoib_class c);
+extern const char *const sib_ipoib_transport_names[SIB_IPOIB_TRANSPORTS];
+extern const char *const sib_ipoib_class_names[SIB_IPOIB_CLASSES];
+
 /* P_Key rules (sib_keys.c). */
 bool sib_pkey_valid(u16 pkey);
 bool sib_pkey_match(u16 a, u16 b);
@@ -356,7 +386,7 @@ static inline u32 sib_mtu_bytes(enum ib_mtu mtu)
 /* Verbs (sib_verbs.c, sib_cq.c, sib_qp.c, sib_srq.c, sib_post.c). */
 extern const struct ib_device_ops sib_dev_ops;
 int sib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-		  struct ib_udata *udata);
+		  struct sib_create_cq_udata *udata);
 int sib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int sib_poll_cq(struct ib_cq *ibcq, int num, struct ib_wc *wc);
 int sib_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
@@ -465,6 +495,8 @@ void sib_sa_port_gone(struct sib_port *port);
 void sib_sa_reregister(void);
 int sib_sa_show_groups(struct seq_file *m, void *unused);
 int sib_sa_add_partition(u16 pkey);
+int sib_group_mtu_check(unsigned int bytes);
+enum ib_mtu sib_group_mtu_cap(enum ib_mtu mtu);
 
 /* Control interface (sib_debugfs.c). */
 int sib_debugfs_init(void);

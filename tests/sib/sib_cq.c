@@ -33,7 +33,7 @@ static enum hrtimer_restart sib_cq_moderation_expired(struct hrtimer *timer)
 }
 
 int sib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-		  struct ib_udata *udata)
+		  struct sib_create_cq_udata *udata)
 {
 	struct sib_dev *sdev = to_sdev(ibcq->device);
 	struct sib_cq *cq = to_scq(ibcq);

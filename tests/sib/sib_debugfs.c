@@ -4,6 +4,7 @@
  *
  *   mad_delay_ms, mad_drop_every,      fault injection for the whole fabric
  *   ud_drop_every, rc_drop_every
+ *   group_mtu                          bytes: cap on new groups' MTU, 0 none
  *   sm_restart                         write: every port must rejoin
  *   sa_groups                          the SA's multicast groups and members
  *   ports                              one line per port
@@ -11,6 +12,9 @@
  *   sibN/portP/lid, mtu, pkeys         read and change
  *   sibN/portP/event                   write an event name to raise it
  *   sibN/portP/counters                traffic and drops; write 0 to clear
+ *                                      (ipoib's counts too)
+ *   sibN/portP/rx_stall                1: no receive buffers but QP0/QP1's
+ *   sibN/portP/ipoib                   what it sent: TRANSPORT CLASS PACKETS
  *   sibN/resources                     verbs objects in use
  */
 #include <linux/debugfs.h>
@@ -220,6 +224,45 @@ static int counters_store(struct sib_port *port, char *buf)
 
 SIB_PORT_FILE(counters);
 
+static int rx_stall_show(struct seq_file *m, void *unused)
+{
+	struct sib_port *port = m->private;
+
+	seq_printf(m, "%d\n", READ_ONCE(port->rx_stall));
+	return 0;
+}
+
+/* RC senders held by RNR NAKs go on at their next retry after a 0. */
+static int rx_stall_store(struct sib_port *port, char *buf)
+{
+	bool stall;
+
+	if (strcmp(buf, "0") && strcmp(buf, "1"))
+		return -EINVAL;
+	stall = buf[0] == '1';
+	WRITE_ONCE(port->rx_stall, stall);
+	return 0;
+}
+
+SIB_PORT_FILE(rx_stall);
+
+/* Every transport and class, zero or not, so scripts always find a line. */
+static int ipoib_show(struct seq_file *m, void *unused)
+{
+	struct sib_port *port = m->private;
+	int t, c;
+
+	for (t = 0; t < SIB_IPOIB_TRANSPORTS; t++)
+		for (c = 0; c < SIB_IPOIB_CLASSES; c++)
+			seq_printf(m, "%s %s %llu\n",
+				   sib_ipoib_transport_names[t],
+				   sib_ipoib_class_names[c],
+				   sib_ipoib_sum(port, t, c));
+	return 0;
+}
+
+DEFINE_SHOW_ATTRIBUTE(ipoib);
+
 static int resources_show(struct seq_file *m, void *unused)
 {
 	struct sib_dev *sdev = m->private;
@@ -271,6 +314,42 @@ static const struct file_operations sa_groups_fops = {
 	.release = single_release,
 };
 
+static int group_mtu_show(struct seq_file *m, void *unused)
+{
+	seq_printf(m, "%u\n", READ_ONCE(sib_group_mtu));
+	return 0;
+}
+
+static int group_mtu_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, group_mtu_show, NULL);
+}
+
+/* Takes effect for groups created from now on; existing ones stay. */
+static ssize_t group_mtu_write(struct file *file, const char __user *ubuf,
+			       size_t len, loff_t *ppos)
+{
+	unsigned int bytes;
+	int ret;
+
+	ret = kstrtouint_from_user(ubuf, len, 0, &bytes);
+	if (ret)
+		return ret;
+	if (sib_group_mtu_check(bytes))
+		return -EINVAL;
+	WRITE_ONCE(sib_group_mtu, bytes);
+	return len;
+}
+
+static const struct file_operations group_mtu_fops = {
+	.owner = THIS_MODULE,
+	.open = group_mtu_open,
+	.read = seq_read,
+	.write = group_mtu_write,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
 static ssize_t sm_restart_write(struct file *file, const char __user *ubuf,
 				size_t len, loff_t *ppos)
 {
@@ -299,6 +378,7 @@ int sib_debugfs_init(void)
 			   &sib_fabric.ud_drop_every);
 	debugfs_create_u32("rc_drop_every", 0644, root,
 			   &sib_fabric.rc_drop_every);
+	debugfs_create_file("group_mtu", 0644, root, NULL, &group_mtu_fops);
 	debugfs_create_file("sm_restart", 0200, root, NULL, &sm_restart_fops);
 	debugfs_create_file("sa_groups", 0444, root, NULL, &sa_groups_fops);
 	debugfs_create_file("ports", 0444, root, NULL, &ports_fops);
@@ -332,6 +412,8 @@ void sib_debugfs_add_device(struct sib_dev *sdev)
 		debugfs_create_file("pkeys", 0644, pd, port, &pkeys_fops);
 		debugfs_create_file("event", 0644, pd, port, &event_fops);
 		debugfs_create_file("counters", 0644, pd, port, &counters_fops);
+		debugfs_create_file("rx_stall", 0644, pd, port, &rx_stall_fops);
+		debugfs_create_file("ipoib", 0444, pd, port, &ipoib_fops);
 	}
 }
 

@@ -183,6 +183,9 @@ static enum sib_delivery deliver_to_qp(struct sib_port *dport,
 	struct sib_wq *rq = srq ? &srq->rq : &qp->rq;
 	struct sib_cq *cq = to_scq(qp->ibqp.recv_cq);
 	bool ud = is_ud_like(qp->type);
+	/* A stalled port starves every QP but the SMI's and GSI's. */
+	bool stalled = READ_ONCE(dport->rx_stall) && qp->type != IB_QPT_SMI &&
+		       qp->type != IB_QPT_GSI;
 	u32 need = pkt->length + (ud ? SIB_GRH_BYTES : 0);
 	struct sib_recv_wqe *wqe;
 	bool fire, limit_hit = false;
@@ -199,7 +202,7 @@ static enum sib_delivery deliver_to_qp(struct sib_port *dport,
 		spin_unlock_irqrestore(&rq->lock, flags);
 		return dropped(pkt, dport, SIB_CNT_DROP_NO_QP);
 	}
-	if (sib_wq_empty(rq)) {
+	if (stalled || sib_wq_empty(rq)) {
 		spin_unlock_irqrestore(&rq->lock, flags);
 		if (qp->type == IB_QPT_RC) {
 			sib_count(dport, SIB_CNT_RNR_NAKS, 1);
@@ -461,6 +464,7 @@ enum sib_delivery sib_deliver(struct sib_pkt *pkt)
 	if (pkt->src_port) {
 		sib_count(pkt->src_port, SIB_CNT_TX_PKTS, 1);
 		sib_count(pkt->src_port, SIB_CNT_TX_BYTES, pkt->length);
+		sib_ipoib_count(pkt);
 	}
 	if (sib_injected_fault(pkt))
 		return lost(pkt);

@@ -20,6 +20,10 @@ unsigned int sib_port_mtu = 2048;
 module_param_named(mtu, sib_port_mtu, uint, 0444);
 MODULE_PARM_DESC(mtu, "Port link MTU in bytes: 256, 512, 1024, 2048 (default) or 4096");
 
+unsigned int sib_group_mtu;
+module_param_named(group_mtu, sib_group_mtu, uint, 0444);
+MODULE_PARM_DESC(group_mtu, "Largest MTU of new multicast groups, bytes (256-4096); 0: the port MTU (default)");
+
 static char *pkeys = "0xffff";
 module_param(pkeys, charp, 0444);
 MODULE_PARM_DESC(pkeys, "Initial P_Key table of every port, comma separated (default 0xffff)");
@@ -90,6 +94,11 @@ static int check_params(void)
 	    sib_port_mtu) {
 		pr_err("sib: mtu=%u is not an IB MTU (256-4096, power of two)\n",
 		       sib_port_mtu);
+		return -EINVAL;
+	}
+	if (sib_group_mtu_check(sib_group_mtu)) {
+		pr_err("sib: group_mtu=%u is neither 0 nor an IB MTU (256-4096, power of two)\n",
+		       sib_group_mtu);
 		return -EINVAL;
 	}
 	if (sib_lso_enabled && !sib_csum_enabled) {
@@ -239,9 +248,9 @@ static int __init sib_init(void)
 		if (ret)
 			goto err_devs;
 	}
-	pr_info("sib: %u HCA(s) x %u port(s), MTU %u, P_Keys %s, srq=%d csum=%d lso=%d\n",
-		devices, ports, sib_port_mtu, pkeys, sib_srq_enabled,
-		sib_csum_enabled, sib_lso_enabled);
+	pr_info("sib: %u HCA(s) x %u port(s), MTU %u, group MTU %u, P_Keys %s, srq=%d csum=%d lso=%d\n",
+		devices, ports, sib_port_mtu, sib_group_mtu, pkeys,
+		sib_srq_enabled, sib_csum_enabled, sib_lso_enabled);
 	return 0;
 
 err_devs:

@@ -176,6 +176,7 @@ static int queue_send(struct sib_qp *qp, const struct ib_send_wr *wr)
 	if (length > 0x80000000)
 		return -EINVAL;
 	wqe->wr_id = wr->wr_id;
+	wqe->rnr_nakked = false;
 	wqe->opcode = wr->opcode;
 	wqe->send_flags = wr->send_flags;
 	wqe->imm = wr->ex.imm_data;
@@ -261,6 +262,7 @@ static int execute(struct sib_qp *qp, struct sib_send_wqe *wqe, u8 *rnr_timer)
 		.length = wqe->length,
 		.num_sge = wqe->num_sge,
 		.sg = wqe->sg,
+		.resent = wqe->rnr_nakked,
 	};
 	enum sib_delivery res;
 	u32 i;
@@ -363,6 +365,7 @@ void sib_sq_run(struct sib_qp *qp)
 			if (sib_wq_empty(&qp->sq))
 				break;	/* reset while we were out */
 			if (status == -EAGAIN) {
+				wqe->rnr_nakked = true;
 				if (!rnr_exhausted(qp, rnr_timer))
 					break;
 				status = IB_WC_RNR_RETRY_EXC_ERR;

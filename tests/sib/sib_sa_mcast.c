@@ -9,7 +9,7 @@
 #include <linux/mutex.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
-#include <asm/unaligned.h>
+#include "tests_compat.h"
 #include "sib_sa.h"
 
 #define SA_SCOPE_LINK		2
@@ -304,13 +304,17 @@ static u16 sa_group_create(const struct sa_ctx *ctx, const struct sa_mcm *req,
 	if (!(req->join_state & SA_JOIN_CREATE) ||
 	    sib_pkey_find(port, req->pkey) < 0)
 		return SA_ERR_REQ_INVALID;
-	/* Rate and lifetime are the fabric's; the MTU the port's, or less. */
+	/*
+	 * Rate and lifetime are the fabric's; the MTU the port's, or less,
+	 * and never above the configured group MTU: a request that insists
+	 * on more is refused.
+	 */
 	attr.rate = sa_exactly(SA_RATE);
 	attr.life = sa_exactly(SA_PKT_LIFE);
 	mtu = sa_sel_pick(sa_req_sel(cm, IB_SA_MCMEMBER_REC_MTU_SELECTOR,
 				     IB_SA_MCMEMBER_REC_MTU, req->mtu),
 			  req->mtu.val, IB_MTU_256,
-			  READ_ONCE(port->active_mtu));
+			  sib_group_mtu_cap(READ_ONCE(port->active_mtu)));
 	if (mtu < 0 || !sa_group_matches(&attr, req, cm & SA_MCM_FIXED))
 		return SA_ERR_REQ_INVALID;
 	status = sa_create_mgid(req, cm, &attr);
@@ -482,13 +486,37 @@ void sib_sa_reregister(void)
 	mutex_unlock(&sa_mutex);
 }
 
+/* 0, or the bytes of an IB MTU: what group_mtu may be set to. */
+int sib_group_mtu_check(unsigned int bytes)
+{
+	int mtu;
+
+	if (!bytes)
+		return 0;
+	mtu = ib_mtu_int_to_enum(bytes);
+	return mtu > 0 && ib_mtu_enum_to_int(mtu) == bytes ? 0 : -EINVAL;
+}
+
+/*
+ * The MTU a new group may have at most, given the port's: group_mtu caps
+ * it, as a subnet manager's per-partition mtu= does.
+ */
+enum ib_mtu sib_group_mtu_cap(enum ib_mtu mtu)
+{
+	unsigned int bytes = READ_ONCE(sib_group_mtu);
+
+	if (!bytes)
+		return mtu;
+	return min_t(enum ib_mtu, mtu, ib_mtu_int_to_enum(bytes));
+}
+
 /* Pre-create a partition's IPoIB broadcast group, as opensm does. */
 int sib_sa_add_partition(u16 pkey)
 {
 	struct sa_mcm attr = {
 		.qkey = SA_IPOIB_QKEY,
 		.pkey = pkey | SA_PKEY_FULL,
-		.mtu = sa_exactly(ib_mtu_int_to_enum(sib_port_mtu)),
+		.mtu = sa_exactly(sib_group_mtu_cap(ib_mtu_int_to_enum(sib_port_mtu))),
 		.rate = sa_exactly(SA_RATE),
 		.life = sa_exactly(SA_PKT_LIFE),
 		.scope = SA_SCOPE_LINK,

@@ -11,7 +11,7 @@
 #include <linux/bitfield.h>
 #include <linux/string.h>
 #include <linux/types.h>
-#include <asm/unaligned.h>
+#include "tests_compat.h"
 #include <rdma/ib_verbs.h>
 
 /* A selector and its 6-bit value share a byte. */
