@@ -19,6 +19,8 @@ set -eu
 
 stat_of() { ip netns exec "$1" ethtool -S "$2" | awk -v k="$3:" '$1 == k { print $2 }'; }
 cm_file() { echo "/sys/kernel/debug/ib_ipoib/$1/cm"; }
+# shellcheck disable=SC2317 # called through wait_for
+settled() { [ "$(cm_lines "$a")" = "$1" ] && [ "$(cm_lines "$b")" = "$1" ]; }
 cm_lines() { grep -c -E ' (live|connecting|wait-peer) ' "$(cm_file "$1")" || true; }
 qps() { awk '$1 == "qps" { print $2 }' "$SIB/$1/resources"; }
 dump() {
@@ -62,8 +64,8 @@ run() {
 	wait "$p2" || { cat /tmp/p2; dump; fail "h2 -> h1 pings"; }
 	tail -n 2 /tmp/p1 /tmp/p2
 	echo 0 >"$SIB/mad_delay_ms"
-	# Let the losing REQ's QP go.
-	sleep 3
+	# The losing REQ's QP goes once the winner is up (or its wait ends).
+	wait_for 15 settled "$want" || true
 	cat "$(cm_file "$a")" "$(cm_file "$b")"
 	on h1 ethtool -S "$a" | grep -E 'cm_(conn|estab|reqs|rej|cross|fall)'
 	on h2 ethtool -S "$b" | grep -E 'cm_(conn|estab|reqs|rej|cross|fall)'

@@ -10,8 +10,8 @@
 # The probe's own checks come first (bad input, the CM's REJ and timeout,
 # unloads in the middle of a probe).  Then Debian's ib_ipoib: a good REQ to 0x1000000000000000 | UD QPN gets a
 # REP carrying its UD QPN; other service IDs get REJ 8 (invalid service
-# ID).  Then ours: malformed private data, or UC while UC is off, gets a
-# REJ carrying our UD QPN, a wrong service ID REJ 8, a good REQ a REP on
+# ID).  Then ours: malformed private data, a receive MTU below 1284, or UC
+# while UC is off, gets a REJ carrying our UD QPN, a wrong service ID REJ 8, a good REQ a REP on
 # both service ID forms; nothing is left behind, and the interfaces still
 # ping afterwards.
 #
@@ -111,7 +111,10 @@ step "Debian's ib_ipoib in connected mode"
 intree_up
 hosts ib_ipoib 3 || fail "Debian's ib_ipoib did not switch to connected mode"
 to="dev=sib0 port=1 dgid=$dgid"
+# Its own connections first, so that what the probes leave shows apart.
+assert on h1 ping -c 2 -W 3 10.3.0.2
 idle=$(verbs sib0)
+idle1=$(verbs sib1)
 
 probe "$to sid=$(printf '0x%x' $((LINUX_SID | 0x$qpn))) pdata=good"
 assert_eq "$(field outcome)" rep "good REQ to the in-tree service ID"
@@ -137,6 +140,10 @@ assert_eq "$(verbs sib0)" "$idle" "sib0 verbs objects after the probes"
 
 step "Debian's ib_ipoib still carries traffic"
 assert on h1 ping -c 2 -W 3 10.3.0.2
+# Its passive connections go once their QPs have drained; unloading it
+# before that makes it destroy CQs still in use (it warns).
+wait_for 20 verbs_are sib1 "$idle1" ||
+	fail "sib1 verbs objects 20 s after the in-tree DREPs: $(verbs sib1), not $idle1"
 rmmod ib_ipoib
 ip netns del h1
 ip netns del h2
@@ -156,6 +163,20 @@ for kind in short zero-qpn none; do
 	# RFC 4755 section 6: a REJ carries the sender's UD QPN too.
 	assert_eq "$(field pdata | cut -c1-8)" "00$qpn" "UD QPN in our REJ"
 done
+
+# A receive MTU too small for IPv6 (1280 + 4): refused, not half used.
+# (The in-tree driver takes it and then cannot carry IPv6 to that peer.)
+rej0=$(ip netns exec h2 ethtool -S "$b" | awk '$1 == "cm_rej_small_mtu:" { print $2 }')
+probe "$to mtu=1000"
+assert_eq "$(field outcome)" rej "REQ naming receive MTU 1000"
+assert_eq "$(field reason)" 28 "REJ reason for receive MTU 1000"
+assert_eq "$(field pdata | cut -c1-8)" "00$qpn" "UD QPN in our REJ"
+dmesg | grep -q "receive MTU below 1284" ||
+	fail "no kernel line says why the small-MTU REQ was refused"
+rej1=$(ip netns exec h2 ethtool -S "$b" | awk '$1 == "cm_rej_small_mtu:" { print $2 }')
+assert_eq "$((rej1 - rej0))" 1 "cm_rej_small_mtu"
+probe "$to mtu=1284"
+assert_eq "$(field outcome)" rep "REQ naming receive MTU 1284, the smallest usable"
 
 # UC only when configured (cm_uc, off by default).
 probe "$to qp=uc"

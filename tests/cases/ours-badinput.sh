@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Bad input to our driver: a gratuitous ARP whose sender address is
-# malformed, a neighbour whose GID has no path, absurd MTUs.  Each is
-# refused or dropped and counted, and traffic to the good peer goes on.
+# malformed (dropped before the stack), a neighbour made by hand at that
+# address, a neighbour whose GID has no path, absurd MTUs.  Each is refused
+# or dropped and counted, and traffic to the good peer goes on.
 #
 # timeout: 180
 set -eu
@@ -31,10 +32,16 @@ gid=$(ip netns exec h1 cat "/sys/class/net/$a/address" | cut -d: -f5-)
 bogus="00:ff:ff:ff:$gid"
 #      htype ptype hlen plen op    sender hw    sender IP  target hw (zero)  target IP
 arp="0020 0800 14 04 0001 ${bogus//:/} 0a070009 $(printf '0%.0s' {1..40}) 0a070009"
+r0=$(stat h2 "$b" rx_drop_bad_arp)
 on h1 ipoib-send "$a" "$bcast" 0806 "${arp// /}"
-wait_for 5 bash -c "ip -n h2 neigh show 10.7.0.9 | grep -q lladdr" ||
-	fail "the gratuitous ARP did not reach h2's stack"
-ip -n h2 neigh show 10.7.0.9
+wait_for 5 bash -c "[ \$(ip netns exec h2 ethtool -S $b | awk '\$1 == \"rx_drop_bad_arp:\" { print \$2 }') -gt $r0 ]" ||
+	fail "the ARP from a malformed address was not dropped and counted (rx_drop_bad_arp)"
+! ip -n h2 neigh show 10.7.0.9 | grep -q lladdr ||
+	fail "the ARP from a malformed address reached h2's stack: $(ip -n h2 neigh show 10.7.0.9)"
+dmesg | grep -q "dropped an ARP packet" || fail "no kernel message about the dropped ARP"
+
+step "a hand-made neighbour at that malformed address"
+on h2 ip neigh replace 10.7.0.9 dev "$b" nud permanent lladdr "$bogus"
 d0=$(stat h2 "$b" tx_drop_bad_addr)
 if on h2 ping -c 2 -i 0.2 -W 1 10.7.0.9; then
 	fail "a ping to a malformed address was answered"

@@ -29,8 +29,7 @@ for round in 1 2; do
 	step "round $round: traffic, then rmmod under it"
 	hosts_up
 	ip -n h1 link add link "$a" name "$a.8001" type ipoib pkey 0x8001
-	ip netns exec h2 iperf3 -s -D
-	sleep 0.5
+	iperf_server h2 || fail "iperf3 server did not start"
 	ip netns exec h1 iperf3 -c 10.5.0.2 -t 30 >/tmp/iperf.log 2>&1 &
 	client=$!
 	wait_for 10 bash -c "[ \$(ip netns exec h1 cat /sys/class/net/$a/statistics/tx_bytes) -ge 2000000 ]" ||
@@ -40,7 +39,7 @@ for round in 1 2; do
 	kill "$client" 2>/dev/null || true
 	wait "$client" || true
 	tail -n 3 /tmp/iperf.log
-	ip netns exec h2 pkill iperf3 || true
+	iperf_server_stop h2 || true
 	if { ip -o link; ip -n h1 -o link; ip -n h2 -o link; } | grep -q link/infiniband; then
 		fail "interfaces left after rmmod"
 	fi

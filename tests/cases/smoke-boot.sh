@@ -30,10 +30,7 @@ assert on h2 ping -c 2 -W 2 10.0.0.1
 assert on h1 ping -6 -c 2 -W 2 fd00::2
 
 step "iperf3, 3 s TCP"
-on h2 iperf3 -s -1 -D
-# shellcheck disable=SC2317 # called by wait_for
-listening() { ip netns exec h2 ss -Hltn 'sport = 5201' | grep -q 5201; }
-wait_for 5 listening
+assert iperf_server h2
 on h1 iperf3 -c 10.0.0.2 -t 3 -J >iperf.json
 # "bytes" of the "sum_received" object of the end report.
 bytes=$(sed -n '/"sum_received"/,/}/s/.*"bytes":[[:space:]]*\([0-9]*\).*/\1/p' iperf.json)

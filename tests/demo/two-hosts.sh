@@ -33,8 +33,7 @@ on h1 ping -c 3 -i 0.2 10.0.0.2
 on h1 ping -6 -c 3 -i 0.2 fd00::2
 
 step "iperf3 TCP, 5 s"
-ip netns exec h2 iperf3 -s -1 -D
-sleep 0.5
+iperf_server h2
 on h1 iperf3 -c 10.0.0.2 -t 5
 
 step "what crossed the fabric"

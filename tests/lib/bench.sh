@@ -51,8 +51,7 @@ retransmits() {
 # both ends run in it), or nothing when iperf3 failed.
 tcp_run() {
 	local srv=$1 addr=$2 cli=$3 n=$4 json b0 b1 d0 t0 port=$((bench_port += 1))
-	ip netns exec "$srv" iperf3 -s -1 -D -B "$addr" -p "$port" >/dev/null || return 0
-	sleep 0.3
+	iperf_server "$srv" -B "$addr" -p "$port" || return 0
 	d0=$(fabric_drops) t0=$(retransmits "$cli")
 	b0=$(cpu_busy)
 	json=$(ip netns exec "$cli" timeout $((BENCH_SECS + 20)) \

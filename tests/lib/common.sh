@@ -72,6 +72,31 @@ wait_for() {
 	done
 }
 
+# iperf_server NS [iperf3 -s options...]: a one-shot iperf3 server in NS
+# (-p PORT as for iperf3, default 5201), back once it listens: iperf3 -D
+# returns before its daemon has bound the port.
+iperf_server() {
+	local ns=$1 port=5201 prev='' arg
+	shift
+	for arg in "$@"; do
+		[ "$prev" != -p ] || port=$arg
+		prev=$arg
+	done
+	ip netns exec "$ns" iperf3 -s -1 -D -I "/tmp/iperf3-$ns-$port.pid" "$@" >/dev/null ||
+		return 1
+	wait_for 10 iperf_listening "$ns" "$port"
+}
+
+# iperf_listening NS PORT: something in NS listens on TCP port PORT.
+iperf_listening() { ip netns exec "$1" ss -Hltn "sport = :$2" | grep -q .; }
+
+# iperf_server_stop NS [PORT]: end the server iperf_server started.
+iperf_server_stop() {
+	local pidfile="/tmp/iperf3-$1-${2:-5201}.pid"
+	[ -s "$pidfile" ] && kill "$(cat "$pidfile")" 2>/dev/null
+	rm -f "$pidfile"
+}
+
 # kernel_log_mark MSG: write MSG into the kernel log, to find one's place in it.
 kernel_log_mark() { echo "test: $*" >/dev/kmsg; }
 

@@ -10,7 +10,8 @@
 #   ipoib_alt   ours, built under another name to run beside the in-tree one
 
 SIB=/sys/kernel/debug/sib
-INTREE_KO=/lib/modules/$(uname -r)/kernel/drivers/infiniband/ulp/ipoib/ib_ipoib.ko
+# Plain or compressed (.ko.xz): Debian compresses its 6.12 modules.
+INTREE_KO=$(find "/lib/modules/$(uname -r)/kernel/drivers/infiniband/ulp/ipoib" -name 'ib_ipoib.ko*' 2>/dev/null | head -n 1)
 
 # fabric_up [sib parameters...]: load the fabric and wait for every port to
 # be ACTIVE.  "sibtest.break=ud" (or mad, rc) on the kernel command line
@@ -120,8 +121,7 @@ sib_counters() {
 iperf_bytes() {
 	local srv=$1 addr=$2 cli=$3 json
 	shift 3
-	ip netns exec "$srv" iperf3 -s -1 -D -B "$addr" >/dev/null
-	sleep 0.5
+	iperf_server "$srv" -B "$addr" || fail "iperf3 server in $srv did not start"
 	json=$(ip netns exec "$cli" iperf3 -c "$addr" -J "$@") ||
 		{ echo "$json" >&2; fail "iperf3 to $addr failed"; }
 	echo "$json" | awk -F'[:,]' '
@@ -133,4 +133,16 @@ iperf_bytes() {
 			print bytes
 			exit
 		}'
+}
+
+# sib_stall IBDEV PORT 0|1: 1 stops the port handing out receive buffers to
+# all but QP0/QP1 (RC senders get RNR NAKs, UD and UC is dropped as
+# drop_no_buffer); 0 lets it receive again.
+sib_stall() { echo "$3" >"$SIB/$1/port$2/rx_stall"; }
+
+# sib_ipoib_count IBDEV PORT TRANSPORT CLASS: messages the port sent on
+# TRANSPORT (ud rc uc) whose IPoIB payload is of CLASS (arp ipv4 ipv6 nd
+# other).
+sib_ipoib_count() {
+	awk -v t="$3" -v c="$4" '$1 == t && $2 == c { print $3 }' "$SIB/$1/port$2/ipoib"
 }
