@@ -19,8 +19,14 @@ set -eu
 
 stat_of() { ip netns exec "$1" ethtool -S "$2" | awk -v k="$3:" '$1 == k { print $2 }'; }
 cm_file() { echo "/sys/kernel/debug/ib_ipoib/$1/cm"; }
+# A passive side is live on the RTU or the first data, which the delayed
+# MADs may bring after the pings are done: wait for both ends to count.
 # shellcheck disable=SC2317 # called through wait_for
-settled() { [ "$(cm_lines "$a")" = "$1" ] && [ "$(cm_lines "$b")" = "$1" ]; }
+settled() {
+	[ "$(cm_lines "$a")" = "$1" ] && [ "$(cm_lines "$b")" = "$1" ] &&
+		[ "$(stat_of h1 "$a" cm_connections)" = "$1" ] &&
+		[ "$(stat_of h2 "$b" cm_connections)" = "$1" ]
+}
 cm_lines() { grep -c -E ' (live|connecting|wait-peer) ' "$(cm_file "$1")" || true; }
 qps() { awk '$1 == "qps" { print $2 }' "$SIB/$1/resources"; }
 dump() {
