@@ -504,9 +504,15 @@ static int ipoib_open(struct net_device *dev)
 		netif_start_queue(dev);
 	}
 	mutex_unlock(&priv->state_lock);
-	/* We hold rtnl: the user sees the mode change when "up" returns. */
-	if (!ret && cancel_delayed_work(&priv->cm_fallback_task))
+	/*
+	 * We hold rtnl: the user sees the mode change when "up" returns.  The
+	 * work item may be running already (it then waits for rtnl), so the
+	 * fallback is done here whether or not it was still pending.
+	 */
+	if (!ret) {
+		cancel_delayed_work(&priv->cm_fallback_task);
 		cm_fallback(priv);
+	}
 	return ret;
 }
 
