@@ -12,6 +12,12 @@ set -eu
 # shellcheck source=SCRIPTDIR/../lib/ib.sh
 . "$TESTS_LIB/ib.sh"
 
+# shellcheck disable=SC2317 # called through wait_for
+link_local_ready() {
+	ip -n "$1" -6 addr show dev "$2" scope link | grep -q "inet6 fe80::" &&
+		! ip -n "$1" -6 addr show dev "$2" scope link | grep -q tentative
+}
+
 fabric_up devices=2 ports=1
 ours_up
 a=$(wait_iface ib_ipoib sib0 1)
@@ -41,6 +47,10 @@ grep -A3 -i "$mgid" "$SIB/sa_groups" || true
 grep -qi "$mgid" "$SIB/sa_groups" || fail "the SA does not know the group"
 
 step "IPv6 all-nodes"
+# Until DAD has finished a link-local address is not used as a source,
+# and the answers would come from the global ones.
+wait_for 10 link_local_ready h1 "$a" || fail "h1's link-local address stayed tentative"
+wait_for 10 link_local_ready h2 "$b" || fail "h2's link-local address stayed tentative"
 out=$(on h1 ping -6 -c 3 -i 0.3 -W 2 "ff02::1%$a") || fail "no answer to all-nodes"
 echo "$out"
 echo "$out" | grep -q "from fe80::" || fail "no link-local answer"
