@@ -109,6 +109,10 @@ fabric_up devices=2 ports=1
 
 step "Debian's ib_ipoib in connected mode"
 intree_up
+# Its verbs objects before any link is up: no connection exists yet.
+wait_iface ib_ipoib sib0 1 >/dev/null && wait_iface ib_ipoib sib1 1 >/dev/null
+pre0=$(verbs sib0)
+pre1=$(verbs sib1)
 hosts ib_ipoib 3 || fail "Debian's ib_ipoib did not switch to connected mode"
 to="dev=sib0 port=1 dgid=$dgid"
 # Its own connections first, so that what the probes leave shows apart.
@@ -144,6 +148,15 @@ assert on h1 ping -c 2 -W 3 10.3.0.2
 # before that makes it destroy CQs still in use (it warns).
 wait_for 20 verbs_are sib1 "$idle1" ||
 	fail "sib1 verbs objects 20 s after the in-tree DREPs: $(verbs sib1), not $idle1"
+# Its connections (ours from the pings too) are destroyed by work items
+# it does not wait for on unload: a QP still on its CQ then makes the CQ's
+# destroy fail and warn.  Links down first, and wait for the QPs to go.
+ip -n h1 link set "$a" down
+ip -n h2 link set "$b" down
+wait_for 20 verbs_are sib0 "$pre0" ||
+	fail "sib0 verbs objects with the in-tree links down: $(verbs sib0), not $pre0"
+wait_for 20 verbs_are sib1 "$pre1" ||
+	fail "sib1 verbs objects with the in-tree links down: $(verbs sib1), not $pre1"
 rmmod ib_ipoib
 ip netns del h1
 ip netns del h2
