@@ -66,17 +66,23 @@ soak_tcp_stop() {
 	[ "$soak_tcp_whole" = yes ] || cat /tmp/soak-send.log /tmp/soak-sink.log
 }
 
-# soak_recover WHAT T0 NS ADDR: after a fault that began at T0 (soak_now),
-# wait up to 60 s for NS to ping ADDR; count the attempt and its time.
-soak_recover() {
+# soak_recover_when WHAT T0 CHECK...: after a fault that began at T0
+# (soak_now), wait up to 60 s for CHECK to succeed; count the attempt and
+# its time.
+soak_recover_when() {
+	local what=$1 t0=$2
+	shift 2
 	soak_attempts=$((${soak_attempts:-0} + 1))
-	if wait_for 60 ip netns exec "$3" ping -c 1 -W 1 "$4"; then
+	if wait_for 60 "$@"; then
 		soak_recovered=$((${soak_recovered:-0} + 1))
-		soak_times+=("$(soak_since "$2")")
+		soak_times+=("$(soak_since "$t0")")
 	else
-		echo "$1: $3 could not ping $4 within 60 s"
+		echo "$what: not recovered within 60 s ($*)"
 	fi
 }
+
+# soak_recover WHAT T0 NS ADDR: the same, recovered once NS pings ADDR.
+soak_recover() { soak_recover_when "$1" "$2" ip netns exec "$3" ping -c 1 -W 1 "$4"; }
 
 # soak_report NAME: the SOAK line of the attempts soak_recover counted
 # since the last report, and of the last stream; verbs_back compares with

@@ -61,20 +61,6 @@ set_modes() {
 	wait_carrier h2 "$b"
 }
 
-# fault_recovered NAME T0 CHECK...: count an attempt that recovered once
-# CHECK succeeds (within 60 s), timed from T0.
-fault_recovered() {
-	local name=$1 t0=$2
-	shift 2
-	soak_attempts=$((${soak_attempts:-0} + 1))
-	if wait_for 60 "$@"; then
-		soak_recovered=$((${soak_recovered:-0} + 1))
-		soak_times+=("$(soak_since "$t0")")
-	else
-		echo "$name: not recovered within 60 s"
-	fi
-}
-
 # shellcheck disable=SC2317 # called through wait_for
 rejoined_and_pings() {
 	grep -qi "ff12:401b:ffff" "$SIB/sa_groups" &&
@@ -94,22 +80,16 @@ cm_errors() {
 # shellcheck disable=SC2317 # called through wait_for
 cm_error_seen() { [ "$(cm_errors)" -gt "$1" ]; }
 
-part_sm() {
-	local i t0
-	for i in $(seq "$SM_RESTARTS"); do
-		t0=$(soak_now)
-		echo 1 >"$SIB/sm_restart"
-		for d in sib0 sib1; do echo client_reregister >"$SIB/$d/port1/event"; done
-		fault_recovered "SM restart $i" "$t0" rejoined_and_pings
-	done
-}
-
+# part_rereg [sm]: both ports asked to reregister, COUNT times; with sm,
+# the SM first forgets every group.
 part_rereg() {
-	local i t0
-	for i in $(seq "$REREGS"); do
+	local i t0 n=$REREGS what=reregister
+	[ -z "${1:-}" ] || n=$SM_RESTARTS what="SM restart"
+	for i in $(seq "$n"); do
 		t0=$(soak_now)
+		[ -z "${1:-}" ] || echo 1 >"$SIB/sm_restart"
 		for d in sib0 sib1; do echo client_reregister >"$SIB/$d/port1/event"; done
-		fault_recovered "reregister $i" "$t0" rejoined_and_pings
+		soak_recover_when "$what $i" "$t0" rejoined_and_pings
 	done
 }
 
@@ -120,7 +100,7 @@ part_pkeys() {
 		wait_for 20 child_down || fail "P_Key change $i: the child kept its carrier without its P_Key"
 		t0=$(soak_now)
 		for d in sib0 sib1; do echo 0xffff,0x8001 >"$SIB/$d/port1/pkeys"; done
-		fault_recovered "P_Key change $i" "$t0" child_pings
+		soak_recover_when "P_Key change $i" "$t0" child_pings
 	done
 }
 
@@ -133,7 +113,7 @@ part_rcerr() {
 		echo 1 >"$SIB/rc_drop_every"
 		wait_for 30 cm_error_seen "$e0" || fail "RC error $i: no send failed"
 		echo 0 >"$SIB/rc_drop_every"
-		fault_recovered "RC error $i" "$t0" big_pings
+		soak_recover_when "RC error $i" "$t0" big_pings
 	done
 }
 
@@ -148,7 +128,7 @@ part_hca() {
 		wait_for 10 all_ports_active || fail "HCA reload $i: ports not ACTIVE"
 		hosts_up
 		set_modes connected
-		fault_recovered "HCA reload $i" "$t0" big_pings
+		soak_recover_when "HCA reload $i" "$t0" big_pings
 	done
 }
 
@@ -170,7 +150,7 @@ for mode in datagram connected; do
 		step "$mode mode: $part under TCP (MAD loss 10%, $loss)"
 		soak_tcp_start h2 10.17.0.2 h1
 		case $part in
-		sm) part_sm ;;
+		sm) part_rereg sm ;;
 		rereg) part_rereg ;;
 		pkeys) part_pkeys ;;
 		rcerr) part_rcerr ;;

@@ -72,13 +72,7 @@ for i in $(seq "$CYCLES"); do
 		add_child h1 "$a" "$n" 1
 		add_child h2 "$b" "$n" 2
 	done
-	soak_attempts=$((${soak_attempts:-0} + 1))
-	if wait_for 60 children_answer; then
-		soak_recovered=$((${soak_recovered:-0} + 1))
-		soak_times+=("$(soak_since "$t0")")
-	else
-		echo "cycle $i: not every child pair answered within 60 s"
-	fi
+	soak_recover_when "cycle $i: every child pair" "$t0" children_answer
 	for n in $(seq "$CHILDREN"); do
 		ip -n h1 link del "$a.$n"
 		ip -n h2 link del "$b.$n"
