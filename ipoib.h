@@ -264,6 +264,16 @@ enum ipoib_flush_level {
 	IPOIB_FLUSH_HEAVY,		/* ... and the P_Key index may move */
 };
 
+/*
+ * Lock order, outermost first (functions that need one assert it):
+ *
+ *   rtnl -> parent's children_lock
+ *   rtnl -> state_lock -> netdev tx lock -> lock -> ah_lock
+ *
+ * Work items on priv->wq take rtnl with rtnl_trylock() and requeue
+ * themselves: an rtnl holder may be flushing that queue.  ah_lock is
+ * taken with IRQs off: the last AH reference may go in any context.
+ */
 struct ipoib_dev {
 	struct net_device *dev;
 	struct ib_device *ca;

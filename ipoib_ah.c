@@ -49,9 +49,10 @@ void ipoib_ah_put(struct ipoib_ah *ah)
 		kref_put(&ah->ref, ah_release);
 }
 
-/* Under priv->ah_lock: may this dead AH be destroyed now? */
+/* May this dead AH be destroyed now? */
 static bool ah_done(struct ipoib_dev *priv, struct ipoib_ah *ah)
 {
+	lockdep_assert_held(&priv->ah_lock);
 	if (!ah->draining) {
 		if (!poll_state_synchronize_rcu(ah->rcu_cookie))
 			return false;

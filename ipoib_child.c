@@ -15,11 +15,13 @@ static bool pkey_ok(struct ipoib_dev *parent, u16 pkey)
 	return false;
 }
 
-/* Under rtnl and children_lock: sysfs children must be unique. */
+/* Only one sysfs child per P_Key, and none with the parent's. */
 static bool sysfs_child_exists(struct ipoib_dev *parent, u16 pkey)
 {
 	struct ipoib_dev *child;
 
+	ASSERT_RTNL();
+	lockdep_assert_held(&parent->children_lock);
 	if (parent->pkey == pkey)
 		return true;
 	list_for_each_entry(child, &parent->children, child_link)
@@ -28,12 +30,13 @@ static bool sysfs_child_exists(struct ipoib_dev *parent, u16 pkey)
 	return false;
 }
 
-/* Under rtnl: register a child netdev already made for this parent. */
+/* Register a child netdev already made for this parent. */
 static int register_child(struct ipoib_dev *parent, struct net_device *dev)
 {
 	struct ipoib_dev *priv = ipoib_priv(dev);
 	int ret;
 
+	ASSERT_RTNL();
 	ret = register_netdevice(dev);
 	if (ret)
 		return ret;
@@ -122,6 +125,7 @@ int ipoib_child_init_netlink(struct ipoib_dev *parent, struct net_device *dev,
 {
 	struct ipoib_dev *priv = ipoib_priv(dev);
 
+	ASSERT_RTNL();
 	if (ipoib_is_child(parent)) {
 		NL_SET_ERR_MSG(extack, "the link must be a parent interface");
 		return -EINVAL;

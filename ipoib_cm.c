@@ -131,13 +131,14 @@ void ipoib_cm_touch(struct ipoib_cm_conn *conn)
 
 static void conn_work(struct work_struct *work);
 
-/* Under priv->lock.  NULL when out of memory or at the no-SRQ limit. */
+/* NULL when out of memory or at the no-SRQ limit. */
 struct ipoib_cm_conn *ipoib_cm_conn_new(struct ipoib_dev *priv,
 					const u8 *peer, bool initiator)
 {
 	struct ipoib_cm_dev *cm = priv->cm;
 	struct ipoib_cm_conn *conn;
 
+	lockdep_assert_held(&priv->lock);
 	if (!cm->srq && cm->nr_conns >= ipoib_cm_max_conn_nosrq) {
 		net_info_ratelimited("%s: %u connections, the most without an SRQ (cm_max_conn_nosrq)\n",
 				     priv->dev->name, cm->nr_conns);
@@ -175,12 +176,13 @@ static bool same_peer(const struct ipoib_cm_conn *conn, const u8 *peer)
 	return same_peer_addr(conn->peer, peer);
 }
 
-/* Under priv->lock: the connection to send on, a live one first. */
+/* The connection to send on, a live one first. */
 struct ipoib_cm_conn *ipoib_cm_find_sendable(struct ipoib_dev *priv,
 					     const u8 *peer)
 {
 	struct ipoib_cm_conn *conn, *found = NULL;
 
+	lockdep_assert_held(&priv->lock);
 	list_for_each_entry(conn, &priv->cm->conns, link) {
 		if (!conn->can_send || !same_peer(conn, peer))
 			continue;
@@ -236,8 +238,8 @@ void ipoib_cm_conn_kill(struct ipoib_cm_conn *conn, bool failed)
 }
 
 /*
- * Under priv->lock: the peer has shown it takes connections again (one of
- * ours came up, or it sent a REQ), so its neighbours stop backing off.
+ * The peer has shown it takes connections again (one of ours came up, or
+ * it sent a REQ), so its neighbours stop backing off.
  */
 static void peer_back(struct ipoib_dev *priv, const u8 *peer)
 {
@@ -515,12 +517,13 @@ static int conn_accept(struct ipoib_cm_conn *conn)
 	return ib_send_cm_rep(conn->id, &rep);
 }
 
-/* Under priv->lock: our own REQ to this peer, still unanswered. */
+/* Our own REQ to this peer, still unanswered. */
 static struct ipoib_cm_conn *pending_req(struct ipoib_dev *priv,
 					 const u8 *peer)
 {
 	struct ipoib_cm_conn *conn;
 
+	lockdep_assert_held(&priv->lock);
 	list_for_each_entry(conn, &priv->cm->conns, link)
 		if (conn->initiator && same_peer(conn, peer) &&
 		    (conn->state == IPOIB_CM_CONNECTING ||
@@ -529,11 +532,12 @@ static struct ipoib_cm_conn *pending_req(struct ipoib_dev *priv,
 	return NULL;
 }
 
-/* Under priv->lock, rfc policy: the one we have with it already. */
+/* rfc policy: the one we have with it already. */
 static struct ipoib_cm_conn *live_conn(struct ipoib_dev *priv, const u8 *peer)
 {
 	struct ipoib_cm_conn *conn;
 
+	lockdep_assert_held(&priv->lock);
 	list_for_each_entry(conn, &priv->cm->conns, link)
 		if (same_peer(conn, peer) && conn->state == IPOIB_CM_LIVE)
 			return conn;
@@ -797,13 +801,14 @@ static void stop_listening(struct ipoib_cm_dev *cm)
 	}
 }
 
-/* state_lock held, UD QP up, connected mode chosen: start listening. */
+/* UD QP up, connected mode chosen: start listening. */
 int ipoib_cm_up(struct ipoib_dev *priv)
 {
 	struct ipoib_cm_dev *cm = priv->cm;
 	unsigned int i;
 	int ret;
 
+	lockdep_assert_held(&priv->state_lock);
 	if (!cm || !ipoib_mode_connected(priv) ||
 	    test_bit(IPOIB_CM_RUNNING, &priv->flags))
 		return 0;
@@ -836,12 +841,13 @@ fail:
 	return ret;
 }
 
-/* state_lock held: every connection torn down, nothing listens. */
+/* Every connection torn down, nothing listens. */
 void ipoib_cm_down(struct ipoib_dev *priv)
 {
 	struct ipoib_cm_dev *cm = priv->cm;
 	struct ipoib_cm_conn *conn;
 
+	lockdep_assert_held(&priv->state_lock);
 	if (!cm || !test_and_clear_bit(IPOIB_CM_RUNNING, &priv->flags))
 		return;
 	stop_listening(cm);

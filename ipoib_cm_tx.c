@@ -55,7 +55,7 @@ static bool ud_too_big(struct ipoib_dev *priv, struct sk_buff *skb)
 static void post_one(struct ipoib_dev *priv, struct ipoib_cm_conn *conn,
 		     struct sk_buff *skb);
 
-/* Under the transmit lock: what waited for room goes out, while it fits. */
+/* What waited for room goes out, while it fits. */
 static void backlog_drain(struct ipoib_dev *priv, struct ipoib_cm_conn *conn)
 {
 	struct sk_buff *skb;
@@ -126,7 +126,7 @@ void ipoib_cm_tx_free(struct ipoib_cm_conn *conn)
 	ipoib_drop_queue(priv, &conn->backlog, IPOIB_CNT_CM_TX_DROP_BACKLOG);
 }
 
-/* Under the transmit lock, with room: post one packet on the QP. */
+/* With room: post one packet on the QP. */
 static void post_one(struct ipoib_dev *priv, struct ipoib_cm_conn *conn,
 		     struct sk_buff *skb)
 {
@@ -139,6 +139,7 @@ static void post_one(struct ipoib_dev *priv, struct ipoib_cm_conn *conn,
 	unsigned int len = skb->len;
 	int n;
 
+	ipoib_assert_tx_locked(priv);
 	if (unlikely(!slot))
 		return;
 	n = ipoib_tx_load(priv, slot, skb, 0, conn->tx_sge);
@@ -213,14 +214,15 @@ static bool peer_wants_cm(const u8 *daddr)
 }
 
 /*
- * Under priv->lock: a connection for this neighbour, found or started.
- * Returns NULL when the packet should go over UD for now.
+ * A connection for this neighbour, found or started.  Returns NULL when
+ * the packet should go over UD for now.
  */
 static struct ipoib_cm_conn *conn_for(struct ipoib_dev *priv,
 				      struct ipoib_neigh *neigh)
 {
 	struct ipoib_cm_conn *conn;
 
+	lockdep_assert_held(&priv->lock);
 	conn = rcu_dereference_protected(neigh->cm,
 					 lockdep_is_held(&priv->lock));
 	if (conn && conn->state != IPOIB_CM_DEAD)
@@ -249,14 +251,15 @@ static struct ipoib_cm_conn *conn_for(struct ipoib_dev *priv,
 /*
  * Unicast to a resolved neighbour in connected mode.  Returns false when
  * the caller should send over UD; otherwise the skb is consumed: sent,
- * held until the connection is up, or dropped and counted.  Under
- * rcu_read_lock() and netif_tx_lock.
+ * held until the connection is up, or dropped and counted.
  */
 bool ipoib_cm_xmit(struct ipoib_dev *priv, struct ipoib_neigh *neigh,
 		   struct sk_buff *skb)
 {
 	struct ipoib_cm_conn *conn;
 
+	ipoib_assert_tx_locked(priv);
+	RCU_LOCKDEP_WARN(!rcu_read_lock_any_held(), "connected-mode send outside RCU");
 	if (ipoib_addr_is_multicast(neigh->daddr) || is_addr_resolution(skb))
 		return false;
 	if (!peer_wants_cm(neigh->daddr))

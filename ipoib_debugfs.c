@@ -48,13 +48,14 @@ static const char *mcast_state(const struct ipoib_mcast *mcast)
 	return "waiting";
 }
 
-/* Under priv->lock.  The record is the SA's only once joined. */
+/* The record is the SA's only once joined. */
 static void show_mcast(struct seq_file *m, const struct ipoib_dev *priv,
 		       const struct ipoib_mcast *mcast)
 {
 	const struct ib_sa_mcmember_rec *rec = &mcast->rec;
 	bool joined = mcast->ready;
 
+	lockdep_assert_held(&priv->lock);
 	seq_printf(m, "%pI6 0x%04x 0x%08x %5d %6d %-9s %-7s %-3s %u\n",
 		   mcast->mgid.raw, joined ? be16_to_cpu(rec->mlid) : 0,
 		   joined ? be32_to_cpu(rec->qkey) : 0,
@@ -79,7 +80,6 @@ static int mcg_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(mcg);
 
-/* Under priv->lock. */
 static void show_path(struct seq_file *m, struct ipoib_path *path)
 {
 	struct sa_path_rec *rec = &path->rec;

@@ -53,11 +53,12 @@ void ipoib_event(struct ib_event_handler *handler, struct ib_event *event)
 	mutex_unlock(&priv->children_lock);
 }
 
-/* Under state_lock: paths stale, groups rejoined, if the port is up. */
+/* Paths stale, groups rejoined, if the port is up. */
 static void flush_paths_and_groups(struct ipoib_dev *priv)
 {
 	struct ib_port_attr attr;
 
+	lockdep_assert_held(&priv->state_lock);
 	ipoib_count(priv, IPOIB_CNT_FLUSHES);
 	ipoib_paths_invalidate(priv);
 	ipoib_mcast_stop(priv);
@@ -93,9 +94,10 @@ void ipoib_flush_normal(struct work_struct *work)
 	mutex_unlock(&priv->state_lock);
 }
 
-/* Under state_lock: everything down, and up again if our P_Key is there. */
+/* Everything down, and up again if our P_Key is there. */
 static void ipoib_restart_data_path(struct ipoib_dev *priv)
 {
+	lockdep_assert_held(&priv->state_lock);
 	ipoib_mcast_stop(priv);
 	ipoib_paths_flush(priv);
 	ipoib_ib_stop(priv);

@@ -495,6 +495,7 @@ static void ipoib_ib_down(struct ipoib_dev *priv)
  */
 int ipoib_ib_open(struct ipoib_dev *priv)
 {
+	lockdep_assert_held(&priv->state_lock);
 	if (!ipoib_find_pkey_index(priv)) {
 		netdev_info(priv->dev, "P_Key 0x%04x is not in the port's table; waiting for it\n",
 			    priv->pkey);
@@ -505,6 +506,7 @@ int ipoib_ib_open(struct ipoib_dev *priv)
 
 void ipoib_ib_stop(struct ipoib_dev *priv)
 {
+	lockdep_assert_held(&priv->state_lock);
 	ipoib_ib_down(priv);
 }
 
@@ -518,6 +520,7 @@ int ipoib_resize_rings(struct ipoib_dev *priv, unsigned int rx,
 	bool open;
 	int ret;
 
+	ASSERT_RTNL();
 	mutex_lock(&priv->state_lock);
 	open = test_bit(IPOIB_OPEN, &priv->flags);
 	if (open) {

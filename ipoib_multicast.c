@@ -21,24 +21,24 @@ static u32 mgid_hash(const union ib_gid *mgid)
 	return jhash(mgid->raw, sizeof(mgid->raw), 0);
 }
 
-/* Under priv->lock. */
 static struct ipoib_mcast *mcast_find(struct ipoib_dev *priv,
 				      const union ib_gid *mgid)
 {
 	struct ipoib_mcast *mcast;
 
+	lockdep_assert_held(&priv->lock);
 	hash_for_each_possible(priv->mcasts, mcast, hash_link, mgid_hash(mgid))
 		if (!memcmp(&mcast->mgid, mgid, sizeof(*mgid)))
 			return mcast;
 	return NULL;
 }
 
-/* Under priv->lock. */
 static struct ipoib_mcast *mcast_add(struct ipoib_dev *priv,
 				     const union ib_gid *mgid, bool sendonly)
 {
 	struct ipoib_mcast *mcast = kzalloc(sizeof(*mcast), GFP_ATOMIC);
 
+	lockdep_assert_held(&priv->lock);
 	if (!mcast)
 		return NULL;
 	mcast->priv = priv;
@@ -232,7 +232,6 @@ static int join_done(int status, struct ib_sa_multicast *multicast)
 	return 0;
 }
 
-/* Under priv->lock. */
 static void start_join(struct ipoib_dev *priv, struct ipoib_mcast *mcast)
 {
 	struct ib_sa_mcmember_rec rec = {
@@ -247,6 +246,7 @@ static void start_join(struct ipoib_dev *priv, struct ipoib_mcast *mcast)
 			       IB_SA_MCMEMBER_REC_JOIN_STATE;
 	struct ib_sa_multicast *sa;
 
+	lockdep_assert_held(&priv->lock);
 	if (mcast == priv->broadcast) {
 		if (mcast->create)
 			broadcast_create_fields(priv, &rec, &mask);
@@ -269,12 +269,13 @@ static void start_join(struct ipoib_dev *priv, struct ipoib_mcast *mcast)
 	mcast->sa = sa;
 }
 
-/* Under priv->lock: what may be joined now; returns the next retry time. */
+/* What may be joined now; returns the next retry time. */
 static unsigned long join_pending(struct ipoib_dev *priv)
 {
 	struct ipoib_mcast *bc = priv->broadcast, *mcast;
 	unsigned long next = 0;
 
+	lockdep_assert_held(&priv->lock);
 	if (!bc->ready) {
 		if (bc->busy)
 			return 0;
@@ -332,14 +333,15 @@ void ipoib_mcast_task(struct work_struct *work)
 }
 
 /*
- * Under priv->lock: take a group out of every table.  Its SA handle, AH
- * and attachment now belong to whoever called; see mcast_leave().
+ * Take a group out of every table.  Its SA handle, AH and attachment now
+ * belong to whoever called; see mcast_leave().
  */
 static void mcast_unlink(struct ipoib_dev *priv, struct ipoib_mcast *mcast,
 			 struct list_head *leaving)
 {
 	struct ipoib_neigh *neigh, *next;
 
+	lockdep_assert_held(&priv->lock);
 	mcast->dead = true;
 	hash_del(&mcast->hash_link);
 	list_move_tail(&mcast->list, leaving);
@@ -408,12 +410,13 @@ void ipoib_mcast_restart(struct ipoib_dev *priv)
 		queue_work(priv->wq, &priv->mcast_restart_task);
 }
 
-/* Under priv->lock: want this group as a full member. */
+/* Want this group as a full member. */
 static void want_group(struct ipoib_dev *priv, const union ib_gid *mgid,
 		       struct list_head *leaving)
 {
 	struct ipoib_mcast *mcast = mcast_find(priv, mgid);
 
+	lockdep_assert_held(&priv->lock);
 	if (mcast && mcast->sendonly) {
 		/* We now listen, too: rejoin as a full member. */
 		mcast_unlink(priv, mcast, leaving);
@@ -563,11 +566,12 @@ drop:
 	dev_kfree_skb_any(skb);
 }
 
-/* Under rtnl: a new port GID means a new link address. */
+/* A new port GID means a new link address. */
 static void refresh_gid(struct ipoib_dev *priv)
 {
 	union ib_gid gid;
 
+	ASSERT_RTNL();
 	if (rdma_query_gid(priv->ca, priv->port, 0, &gid) ||
 	    !memcmp(&gid, &priv->local_gid, sizeof(gid)))
 		return;

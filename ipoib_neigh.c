@@ -27,12 +27,12 @@ struct ipoib_neigh *ipoib_neigh_find(struct ipoib_dev *priv, const u8 *daddr)
 	return rhashtable_lookup(&priv->neighs, daddr, neigh_params);
 }
 
-/* Under priv->lock. */
 struct ipoib_neigh *ipoib_neigh_get_or_create(struct ipoib_dev *priv,
 					      const u8 *daddr)
 {
 	struct ipoib_neigh *neigh, *old;
 
+	lockdep_assert_held(&priv->lock);
 	neigh = rhashtable_lookup_fast(&priv->neighs, daddr, neigh_params);
 	if (neigh)
 		return neigh;
@@ -58,11 +58,12 @@ struct ipoib_neigh *ipoib_neigh_get_or_create(struct ipoib_dev *priv,
 	return neigh;
 }
 
-/* Under priv->lock: point the neighbour at a new AH (or none). */
+/* Point the neighbour at a new AH (or none). */
 void ipoib_neigh_set_ah(struct ipoib_neigh *neigh, struct ipoib_ah *ah)
 {
 	struct ipoib_ah *old;
 
+	lockdep_assert_held(&neigh->priv->lock);
 	old = rcu_dereference_protected(neigh->ah,
 					lockdep_is_held(&neigh->priv->lock));
 	if (old == ah)
@@ -71,9 +72,10 @@ void ipoib_neigh_set_ah(struct ipoib_neigh *neigh, struct ipoib_ah *ah)
 	ipoib_ah_put(old);
 }
 
-/* Under priv->lock: packets wait with their destination pushed back on. */
+/* Packets wait with their destination pushed back on. */
 bool ipoib_neigh_queue(struct ipoib_neigh *neigh, struct sk_buff *skb)
 {
+	lockdep_assert_held(&neigh->priv->lock);
 	if (skb_queue_len(&neigh->queue) >= IPOIB_MAX_QUEUED)
 		return false;
 	ipoib_push_pseudo_header(skb, neigh->daddr);
@@ -140,11 +142,12 @@ static void neigh_free_rcu(struct rcu_head *head)
 	kfree(neigh);
 }
 
-/* Under priv->lock: unhash, drop what waits, free after a grace period. */
+/* Unhash, drop what waits, free after a grace period. */
 void ipoib_neigh_kill(struct ipoib_neigh *neigh)
 {
 	struct ipoib_dev *priv = neigh->priv;
 
+	lockdep_assert_held(&priv->lock);
 	if (neigh->dead)
 		return;
 	neigh->dead = true;

@@ -260,9 +260,10 @@ static netdev_features_t ipoib_fix_features(struct net_device *dev,
 	return features;
 }
 
-/* rtnl held: RC/UC flags in our link address as the mode says. */
+/* RC/UC flags in our link address as the mode says. */
 static void set_addr_flags(struct ipoib_dev *priv, u8 flags)
 {
+	ASSERT_RTNL();
 	if (priv->dev->dev_addr[0] == flags)
 		return;
 	dev_addr_mod(priv->dev, 0, &flags, 1);
@@ -332,9 +333,10 @@ int ipoib_set_mode(struct ipoib_dev *priv, bool connected,
 	return 0;
 }
 
-/* rtnl held: connected mode was chosen but could not start. */
+/* Connected mode was chosen but could not start. */
 static void cm_fallback(struct ipoib_dev *priv)
 {
+	ASSERT_RTNL();
 	if (!ipoib_mode_connected(priv) || ipoib_cm_active(priv) ||
 	    !test_bit(IPOIB_QP_READY, &priv->flags))
 		return;
@@ -381,11 +383,12 @@ static void set_dev_addr(struct ipoib_dev *priv)
 	dev_addr_set(priv->dev, addr);
 }
 
-/* rtnl held: the QPN or GID changed; tell ARP/ND and the neighbours. */
+/* The QPN or GID changed; tell ARP/ND and the neighbours. */
 void ipoib_update_dev_addr(struct ipoib_dev *priv)
 {
 	u8 old[IPOIB_ALEN];
 
+	ASSERT_RTNL();
 	memcpy(old, priv->dev->dev_addr, IPOIB_ALEN);
 	set_dev_addr(priv);
 	if (memcmp(old, priv->dev->dev_addr, IPOIB_ALEN))

@@ -14,12 +14,12 @@ static u32 gid_hash(const union ib_gid *gid)
 	return jhash(gid->raw, sizeof(gid->raw), 0);
 }
 
-/* Under priv->lock. */
 static struct ipoib_path *path_find(struct ipoib_dev *priv,
 				    const union ib_gid *gid)
 {
 	struct ipoib_path *path;
 
+	lockdep_assert_held(&priv->lock);
 	hash_for_each_possible(priv->paths, path, hash_link, gid_hash(gid))
 		if (!memcmp(&path->dgid, gid, sizeof(*gid)))
 			return path;
@@ -42,12 +42,13 @@ static struct ipoib_path *path_create(struct ipoib_dev *priv,
 	return path;
 }
 
-/* Under priv->lock: the query failed; hold off and drop what waited. */
+/* The query failed; hold off and drop what waited. */
 static void path_failed(struct ipoib_dev *priv, struct ipoib_path *path,
 			int status, struct sk_buff_head *drop)
 {
 	struct ipoib_neigh *neigh;
 
+	lockdep_assert_held(&priv->lock);
 	path->valid = false;
 	path->backoff = clamp(path->backoff * 2, (unsigned long)IPOIB_RETRY_MIN,
 			      (unsigned long)IPOIB_RETRY_MAX);
@@ -111,7 +112,6 @@ static void path_done(int status, struct sa_path_rec *rec,
 	ipoib_requeue(priv, &ready);
 }
 
-/* Under priv->lock. */
 static void path_query(struct ipoib_dev *priv, struct ipoib_path *path,
 		       struct sk_buff_head *drop)
 {
@@ -125,6 +125,7 @@ static void path_query(struct ipoib_dev *priv, struct ipoib_path *path,
 	};
 	int id;
 
+	lockdep_assert_held(&priv->lock);
 	reinit_completion(&path->query_done);
 	id = ib_sa_path_rec_get(&ipoib_sa_client, priv->ca, priv->port, &rec,
 				IB_SA_PATH_REC_DGID | IB_SA_PATH_REC_SGID |
@@ -144,9 +145,9 @@ static void path_query(struct ipoib_dev *priv, struct ipoib_path *path,
 }
 
 /*
- * Under priv->lock: tie the neighbour to the path of its GID and get that
- * path resolved.  Packets the neighbour holds that can go now are moved to
- * ready; ones that cannot go at all, to the drop counters.
+ * Tie the neighbour to the path of its GID and get that path resolved.
+ * Packets the neighbour holds that can go now are moved to ready; ones
+ * that cannot go at all, to the drop counters.
  */
 static void ipoib_path_resolve(struct ipoib_dev *priv,
 			       struct ipoib_neigh *neigh,
@@ -156,6 +157,7 @@ static void ipoib_path_resolve(struct ipoib_dev *priv,
 	struct ipoib_path *path = neigh->path;
 	struct sk_buff_head drop;
 
+	lockdep_assert_held(&priv->lock);
 	if (!path) {
 		path = path_find(priv, gid);
 		if (!path)
