@@ -91,9 +91,11 @@ iperf_server() {
 iperf_listening() { ip netns exec "$1" ss -Hltn "sport = :$2" | grep -q .; }
 
 # iperf_server_stop NS [PORT]: end the server iperf_server started.
+# A one-shot server may exit (and remove its pidfile) at any moment.
 iperf_server_stop() {
-	local pidfile="/tmp/iperf3-$1-${2:-5201}.pid"
-	[ -s "$pidfile" ] && kill "$(cat "$pidfile")" 2>/dev/null
+	local pidfile="/tmp/iperf3-$1-${2:-5201}.pid" pid
+	pid=$(cat "$pidfile" 2>/dev/null) || true
+	[ -z "$pid" ] || kill "$pid" 2>/dev/null || true
 	rm -f "$pidfile"
 }
 
