@@ -134,6 +134,7 @@ struct ipoib_neigh {
 	struct ipoib_cm_conn __rcu *cm;	/* connection we send on, if any */
 	unsigned long cm_retry_at;	/* after a failure: UD until then */
 	unsigned long cm_backoff;
+	u8 cm_peer_form;		/* enum ipoib_cm_peer_form */
 	unsigned long last_used;
 	struct rcu_head rcu;
 	bool dead;
@@ -214,6 +215,9 @@ enum ipoib_counter {
 	IPOIB_CNT_CM_REJECTS_SENT,
 	IPOIB_CNT_CM_REJECTS_RECEIVED,
 	IPOIB_CNT_CM_CROSSINGS,
+	IPOIB_CNT_CM_REJ_SERVICE_ID,	/* peer has no RFC 4755 listener */
+	IPOIB_CNT_CM_PEERS_LINUX,	/* neighbours found in-tree form */
+	IPOIB_CNT_CM_PEERS_RFC,		/* neighbours found RFC form */
 	IPOIB_CNT_CM_FALLBACKS,
 	IPOIB_CNT_CM_PMTU_SIGNALS,
 	IPOIB_CNT_CM_REAPED,

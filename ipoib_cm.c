@@ -19,15 +19,15 @@
 #include <rdma/ib_cache.h>
 #include "ipoib_cm.h"
 
-static char *cm_policy = "compatible";
+static char *cm_policy = "auto";
 module_param(cm_policy, charp, 0444);
 MODULE_PARM_DESC(cm_policy,
-		 "Connected mode: \"compatible\" (default) sends only on connections this end opened, as the in-tree driver; \"rfc\" keeps one connection per pair and settles crossed REQs (RFC 4755 3.3)");
+		 "Connected mode: \"auto\" (default) does as rfc with peers that take the RFC service ID and as compatible with the others, learned per peer; \"compatible\" sends only on connections this end opened, as the in-tree driver; \"rfc\" keeps one connection per pair and settles crossed REQs (RFC 4755 3.3)");
 
 static char *cm_service_id = "linux";
 module_param(cm_service_id, charp, 0444);
 MODULE_PARM_DESC(cm_service_id,
-		 "Service ID form we connect to: \"linux\" (default, 0x1000000000000000|QPN, what in-tree peers listen on) or \"rfc\" (0x01... of RFC 4755 3.5); we listen on both");
+		 "Service ID form we connect to under the compatible and rfc policies: \"linux\" (default, 0x1000000000000000|QPN, what in-tree peers listen on) or \"rfc\" (0x01... of RFC 4755 3.5); we listen on both, and auto tries rfc first");
 
 static bool ipoib_cm_uc;
 module_param_named(cm_uc, ipoib_cm_uc, bool, 0444);
@@ -48,30 +48,39 @@ int ipoib_cm_policy;
 static bool ipoib_cm_sid_rfc;
 struct workqueue_struct *ipoib_cm_wq;
 
-static int parse_choice(const char *name, const char *val, const char *a,
-			const char *b, int *out)
+static const char *const policy_names[] = {
+	[IPOIB_CM_POLICY_COMPATIBLE] = "compatible",
+	[IPOIB_CM_POLICY_RFC] = "rfc",
+	[IPOIB_CM_POLICY_AUTO] = "auto",
+};
+
+static const char *const sid_names[] = { "linux", "rfc" };
+
+static int parse_choice(const char *name, const char *val,
+			const char *const *choices, int n, int *out)
 {
-	if (sysfs_streq(val, a)) {
-		*out = 0;
-		return 0;
+	int i = __sysfs_match_string(choices, n, val);
+
+	if (i < 0) {
+		pr_err(DRV_NAME ": %s=%s: must be one of %s, %s%s%s\n", name,
+		       val, choices[0], choices[1], n > 2 ? ", " : "",
+		       n > 2 ? choices[2] : "");
+		return -EINVAL;
 	}
-	if (sysfs_streq(val, b)) {
-		*out = 1;
-		return 0;
-	}
-	pr_err(DRV_NAME ": %s=%s: must be %s or %s\n", name, val, a, b);
-	return -EINVAL;
+	*out = i;
+	return 0;
 }
 
 int ipoib_cm_check_params(void)
 {
 	int v, ret;
 
-	ret = parse_choice("cm_policy", cm_policy, "compatible", "rfc",
-			   &ipoib_cm_policy);
+	ret = parse_choice("cm_policy", cm_policy, policy_names,
+			   ARRAY_SIZE(policy_names), &ipoib_cm_policy);
 	if (ret)
 		return ret;
-	ret = parse_choice("cm_service_id", cm_service_id, "linux", "rfc", &v);
+	ret = parse_choice("cm_service_id", cm_service_id, sid_names,
+			   ARRAY_SIZE(sid_names), &v);
 	if (ret)
 		return ret;
 	ipoib_cm_sid_rfc = v;
@@ -132,8 +141,8 @@ void ipoib_cm_touch(struct ipoib_cm_conn *conn)
 static void conn_work(struct work_struct *work);
 
 /* NULL when out of memory or at the no-SRQ limit. */
-struct ipoib_cm_conn *ipoib_cm_conn_new(struct ipoib_dev *priv,
-					const u8 *peer, bool initiator)
+static struct ipoib_cm_conn *conn_new(struct ipoib_dev *priv, const u8 *peer,
+				      bool initiator, bool shared)
 {
 	struct ipoib_cm_dev *cm = priv->cm;
 	struct ipoib_cm_conn *conn;
@@ -150,7 +159,8 @@ struct ipoib_cm_conn *ipoib_cm_conn_new(struct ipoib_dev *priv,
 	conn->priv = priv;
 	memcpy(conn->peer, peer, IPOIB_ALEN);
 	conn->initiator = initiator;
-	conn->can_send = initiator || ipoib_cm_policy == IPOIB_CM_POLICY_RFC;
+	conn->shared = shared;
+	conn->can_send = initiator || shared;
 	conn->type = initiator && ipoib_cm_uc &&
 		     (ipoib_addr_flags(peer) & IPOIB_FLAG_UC) ?
 		     IB_QPT_UC : IB_QPT_RC;
@@ -192,6 +202,53 @@ struct ipoib_cm_conn *ipoib_cm_find_sendable(struct ipoib_dev *priv,
 			found = conn;
 	}
 	return found;
+}
+
+/*
+ * Our REQ to this neighbour: to the RFC service ID and shared, or to the
+ * in-tree one and one-way, as the policy and what the peer showed say.
+ */
+struct ipoib_cm_conn *ipoib_cm_conn_start(struct ipoib_dev *priv,
+					  const struct ipoib_neigh *neigh)
+{
+	struct ipoib_cm_conn *conn;
+	bool sid_rfc, shared;
+
+	lockdep_assert_held(&priv->lock);
+	switch (ipoib_cm_policy) {
+	case IPOIB_CM_POLICY_AUTO:
+		sid_rfc = neigh->cm_peer_form != IPOIB_CM_PEER_LINUX;
+		shared = sid_rfc;
+		break;
+	case IPOIB_CM_POLICY_RFC:
+		sid_rfc = ipoib_cm_sid_rfc;
+		shared = true;
+		break;
+	default:
+		sid_rfc = ipoib_cm_sid_rfc;
+		shared = false;
+	}
+	conn = conn_new(priv, neigh->daddr, true, shared);
+	if (conn)
+		conn->sid_rfc = sid_rfc;
+	return conn;
+}
+
+/* Auto policy: every neighbour of this peer remembers what it showed. */
+static void learn_peer_form(struct ipoib_dev *priv, const u8 *peer,
+			    enum ipoib_cm_peer_form form)
+{
+	struct ipoib_neigh *neigh;
+
+	lockdep_assert_held(&priv->lock);
+	list_for_each_entry(neigh, &priv->neigh_list, all_link) {
+		if (!same_peer_addr(neigh->daddr, peer) ||
+		    neigh->cm_peer_form == form)
+			continue;
+		neigh->cm_peer_form = form;
+		ipoib_count(priv, form == IPOIB_CM_PEER_RFC ?
+			    IPOIB_CNT_CM_PEERS_RFC : IPOIB_CNT_CM_PEERS_LINUX);
+	}
 }
 
 /*
@@ -413,7 +470,7 @@ static int conn_connect(struct ipoib_cm_conn *conn)
 	make_priv_data(priv, pd);
 	req.qp_num = conn->qp->qp_num;
 	req.service_id = cpu_to_be64(ipoib_cm_service_id(ipoib_addr_qpn(conn->peer),
-							 ipoib_cm_sid_rfc));
+							 conn->sid_rfc));
 	ret = ib_send_cm_req(id, &req);
 	if (ret)
 		return ret;
@@ -517,7 +574,7 @@ static int conn_accept(struct ipoib_cm_conn *conn)
 	return ib_send_cm_rep(conn->id, &rep);
 }
 
-/* Our own REQ to this peer, still unanswered. */
+/* Our own REQ for a shared connection to this peer, still unanswered. */
 static struct ipoib_cm_conn *pending_req(struct ipoib_dev *priv,
 					 const u8 *peer)
 {
@@ -525,23 +582,39 @@ static struct ipoib_cm_conn *pending_req(struct ipoib_dev *priv,
 
 	lockdep_assert_held(&priv->lock);
 	list_for_each_entry(conn, &priv->cm->conns, link)
-		if (conn->initiator && same_peer(conn, peer) &&
+		if (conn->initiator && conn->shared && same_peer(conn, peer) &&
 		    (conn->state == IPOIB_CM_CONNECTING ||
 		     conn->state == IPOIB_CM_WAIT_PEER))
 			return conn;
 	return NULL;
 }
 
-/* rfc policy: the one we have with it already. */
+/* The shared connection we have with it already. */
 static struct ipoib_cm_conn *live_conn(struct ipoib_dev *priv, const u8 *peer)
 {
 	struct ipoib_cm_conn *conn;
 
 	lockdep_assert_held(&priv->lock);
 	list_for_each_entry(conn, &priv->cm->conns, link)
-		if (same_peer(conn, peer) && conn->state == IPOIB_CM_LIVE)
+		if (conn->shared && same_peer(conn, peer) &&
+		    conn->state == IPOIB_CM_LIVE)
 			return conn;
 	return NULL;
+}
+
+/* A REQ on this service ID: may the connection be the pair's only one? */
+static bool req_shared(struct ipoib_dev *priv, const u8 *peer, bool sid_rfc)
+{
+	switch (ipoib_cm_policy) {
+	case IPOIB_CM_POLICY_AUTO:
+		learn_peer_form(priv, peer, sid_rfc ? IPOIB_CM_PEER_RFC :
+				IPOIB_CM_PEER_LINUX);
+		return sid_rfc;
+	case IPOIB_CM_POLICY_RFC:
+		return true;
+	default:
+		return false;
+	}
 }
 
 static int handle_req(struct ipoib_dev *priv, struct ib_cm_id *id,
@@ -549,9 +622,11 @@ static int handle_req(struct ipoib_dev *priv, struct ib_cm_id *id,
 {
 	const struct ib_cm_req_event_param *req = &ev->param.req_rcvd;
 	const union ib_gid *gid = &req->primary_path->dgid;
+	bool sid_rfc = req->listen_id == priv->cm->listen[1];
 	struct ipoib_cm_conn *conn, *old = NULL;
 	unsigned int qpn, rx_mtu;
 	u8 peer[IPOIB_ALEN];
+	bool shared;
 	int ret;
 
 	ipoib_count(priv, IPOIB_CNT_CM_REQS_RECEIVED);
@@ -583,7 +658,8 @@ static int handle_req(struct ipoib_dev *priv, struct ib_cm_id *id,
 		send_rej(priv, id, gid, "not in connected mode");
 		return -EINVAL;
 	}
-	if (ipoib_cm_policy == IPOIB_CM_POLICY_RFC) {
+	shared = req_shared(priv, peer, sid_rfc);
+	if (shared) {
 		old = pending_req(priv, peer);
 		if (old) {
 			ipoib_count(priv, IPOIB_CNT_CM_CROSSINGS);
@@ -601,12 +677,13 @@ static int handle_req(struct ipoib_dev *priv, struct ib_cm_id *id,
 			old = live_conn(priv, peer);
 		}
 	}
-	conn = ipoib_cm_conn_new(priv, peer, false);
+	conn = conn_new(priv, peer, false, shared);
 	if (!conn) {
 		spin_unlock_bh(&priv->lock);
 		send_rej(priv, id, gid, "no room for another connection");
 		return -ENOMEM;
 	}
+	conn->sid_rfc = sid_rfc;
 	conn->type = req->qp_type;
 	conn->mtu = ipoib_cm_mtu(IPOIB_CM_BUF_SIZE, rx_mtu);
 	conn->remote_qpn = req->remote_qpn;
@@ -672,10 +749,26 @@ static void handle_rej(struct ipoib_cm_conn *conn,
 
 	ipoib_count(priv, IPOIB_CNT_CM_REJECTS_RECEIVED);
 	/*
+	 * Auto policy: a peer without the RFC service ID is an in-tree one.
+	 * Asking again at once in its form: the packets that waited go
+	 * back through the send path, which finds the neighbour now knows.
+	 */
+	if (conn->initiator && conn->sid_rfc &&
+	    reason == IB_CM_REJ_INVALID_SERVICE_ID) {
+		ipoib_count(priv, IPOIB_CNT_CM_REJ_SERVICE_ID);
+		if (ipoib_cm_policy == IPOIB_CM_POLICY_AUTO) {
+			spin_lock_bh(&priv->lock);
+			learn_peer_form(priv, conn->peer, IPOIB_CM_PEER_LINUX);
+			spin_unlock_bh(&priv->lock);
+			ipoib_cm_conn_kill(conn, false);
+			return;
+		}
+	}
+	/*
 	 * Crossed REQs and the peer is the larger: its REQ comes to us, so
 	 * hold the packets for the connection that will win.
 	 */
-	if (conn->initiator && ipoib_cm_policy == IPOIB_CM_POLICY_RFC &&
+	if (conn->initiator && conn->shared &&
 	    reason == IB_CM_REJ_CONSUMER_DEFINED &&
 	    ipoib_addr_cmp_noflags(priv->dev->dev_addr, conn->peer) < 0) {
 		spin_lock_bh(&priv->lock);
@@ -883,13 +976,13 @@ void ipoib_cm_debugfs_show(struct seq_file *m, struct ipoib_dev *priv)
 	}
 	seq_printf(m, "# mode %s, policy %s, %s, receive %s\n",
 		   ipoib_mode_connected(priv) ? "connected" : "datagram",
-		   ipoib_cm_policy == IPOIB_CM_POLICY_RFC ? "rfc" : "compatible",
+		   policy_names[ipoib_cm_policy],
 		   ipoib_cm_uc ? "RC+UC" : "RC",
 		   priv->cm->srq ? "SRQ" : "per-QP rings");
-	seq_puts(m, "peer qpn remote_qpn type mtu age_s idle_s state role\n");
+	seq_puts(m, "peer qpn remote_qpn type mtu age_s idle_s state role form\n");
 	spin_lock_bh(&priv->lock);
 	list_for_each_entry(conn, &priv->cm->conns, link)
-		seq_printf(m, "%*phC 0x%06x 0x%06x %s %u %u %u %s %s\n",
+		seq_printf(m, "%*phC 0x%06x 0x%06x %s %u %u %u %s %s %s-%s\n",
 			   IPOIB_ALEN, conn->peer,
 			   conn->qp ? conn->qp->qp_num : 0,
 			   conn->remote_qpn,
@@ -897,6 +990,8 @@ void ipoib_cm_debugfs_show(struct seq_file *m, struct ipoib_dev *priv)
 			   jiffies_to_msecs(jiffies - conn->created) / 1000,
 			   jiffies_to_msecs(jiffies - READ_ONCE(conn->last_used)) / 1000,
 			   conn_state_name(conn->state),
-			   conn->initiator ? "initiator" : "passive");
+			   conn->initiator ? "initiator" : "passive",
+			   conn->shared ? "shared" : "oneway",
+			   conn->sid_rfc ? "rfc" : "linux");
 	spin_unlock_bh(&priv->lock);
 }

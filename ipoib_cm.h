@@ -3,12 +3,15 @@
  * Connected mode (RFC 4755), shared by ipoib_cm.c (connections and the CM
  * protocol), ipoib_cm_tx.c (send) and ipoib_cm_rx.c (receive).
  *
- * A connection is one RC or UC QP with its ib_cm_id.  Under the
- * "compatible" policy we send only on connections we initiated, as the
- * in-tree driver does; under "rfc" either end sends on the one connection
- * a pair of interfaces has.  Completions come through ib_alloc_cq() CQs
- * polled in softirq, one pair per connection, so a connection's handlers
- * find it as the CQ's context and stop with the CQ.
+ * A connection is one RC or UC QP with its ib_cm_id.  A "shared" one is
+ * the only connection a pair of interfaces has and either end sends on it
+ * (RFC 4755 3.3); otherwise each end sends only on the one it opened, as
+ * the in-tree driver does.  The policy decides which: "compatible" never
+ * shares, "rfc" always does, "auto" shares with peers that use the RFC's
+ * service ID and learns per peer (the neighbour's cm_peer_form).
+ * Completions come through ib_alloc_cq() CQs polled in softirq, one pair
+ * per connection, so a connection's handlers find it as the CQ's context
+ * and stop with the CQ.
  */
 #ifndef IPOIB_CM_H
 #define IPOIB_CM_H
@@ -41,6 +44,14 @@
 enum ipoib_cm_policy {
 	IPOIB_CM_POLICY_COMPATIBLE,
 	IPOIB_CM_POLICY_RFC,
+	IPOIB_CM_POLICY_AUTO,
+};
+
+/* What a peer has shown of itself (auto policy), kept with the neighbour. */
+enum ipoib_cm_peer_form {
+	IPOIB_CM_PEER_UNKNOWN,		/* REQ to the RFC service ID first */
+	IPOIB_CM_PEER_LINUX,		/* in-tree service ID, one-way pairs */
+	IPOIB_CM_PEER_RFC,		/* RFC service ID, one shared connection */
 };
 
 /* Module parameters (ipoib_cm.c). */
@@ -76,7 +87,9 @@ struct ipoib_cm_conn {
 	u32 remote_qpn;			/* the peer's RC/UC QP */
 	enum ipoib_cm_state state;
 	bool initiator;
-	bool can_send;			/* the policy lets us send on it */
+	bool shared;			/* the pair's only one: both ends send */
+	bool sid_rfc;			/* REQ to (or taken on) RFC service ID */
+	bool can_send;			/* ours to send on: initiator or shared */
 	bool failed;			/* died of an error: back off */
 	unsigned long created;
 	unsigned long last_used;	/* last send or receive */
@@ -112,8 +125,8 @@ struct ipoib_cm_dev {
 /* ipoib_cm.c */
 extern struct workqueue_struct *ipoib_cm_wq;
 void ipoib_cm_conn_kill(struct ipoib_cm_conn *conn, bool failed);
-struct ipoib_cm_conn *ipoib_cm_conn_new(struct ipoib_dev *priv,
-					const u8 *peer, bool initiator);
+struct ipoib_cm_conn *ipoib_cm_conn_start(struct ipoib_dev *priv,
+					  const struct ipoib_neigh *neigh);
 struct ipoib_cm_conn *ipoib_cm_find_sendable(struct ipoib_dev *priv,
 					     const u8 *peer);
 void ipoib_cm_touch(struct ipoib_cm_conn *conn);

@@ -232,7 +232,7 @@ static struct ipoib_cm_conn *conn_for(struct ipoib_dev *priv,
 		if (time_before(jiffies, neigh->cm_retry_at) || !neigh->path ||
 		    !neigh->path->valid)
 			return NULL;
-		conn = ipoib_cm_conn_new(priv, neigh->daddr, true);
+		conn = ipoib_cm_conn_start(priv, neigh);
 		if (!conn) {
 			/* No room now: datagrams for a while. */
 			neigh->cm_backoff = clamp(neigh->cm_backoff * 2,

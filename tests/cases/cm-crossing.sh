@@ -5,8 +5,9 @@
 # both hosts send at once, so each sends its REQ before the other's
 # arrives.  Under cm_policy=rfc the smaller link address accepts, the
 # other rejects: exactly one connection and one QP on each side, traffic
-# both ways over it.  Under compatible, each side keeps the connection it
-# opened: two on each side, traffic fine.
+# both ways over it.  Under auto the same: both REQs go to the RFC
+# service ID, so each learns the other is an RFC peer.  Under compatible,
+# each side keeps the connection it opened: two on each side.
 #
 #   h1: ib (sib0 port 1) 10.7.0.1  <==REQ  REQ==>  h2: ib (sib1 port 1) 10.7.0.2
 #
@@ -83,11 +84,18 @@ run() {
 	assert_eq "$(stat_of h2 "$b" cm_connections)" "$want" "h2 cm_connections"
 	assert_eq "$(( $(qps sib0) - q1 ))" "$want" "new QPs on sib0"
 	assert_eq "$(( $(qps sib1) - q2 ))" "$want" "new QPs on sib1"
-	if [ "$policy" = rfc ]; then
+	if [ "$policy" != compatible ]; then
 		assert_eq "$(stat_of h1 "$a" cm_crossings)" 1 "h1 saw the crossing"
 		assert_eq "$(stat_of h2 "$b" cm_crossings)" 1 "h2 saw the crossing"
 		assert_eq "$(( $(stat_of h1 "$a" cm_rejects_sent) + $(stat_of h2 "$b" cm_rejects_sent) ))" 1 \
 			"one REJ, from the larger address"
+		grep -q ' shared-' "$(cm_file "$a")" || fail "h1: the connection is not shared"
+	fi
+	if [ "$policy" = auto ]; then
+		assert_eq "$(stat_of h1 "$a" cm_rej_service_id)" 0 "h1: no REJ for the RFC service ID"
+		assert_eq "$(stat_of h1 "$a" cm_peers_rfc_form)" 1 "h1 learned h2 takes the RFC form"
+		assert_eq "$(stat_of h2 "$b" cm_peers_rfc_form)" 1 "h2 learned h1 takes the RFC form"
+		grep -q ' shared-rfc$' "$(cm_file "$a")" || fail "h1: not over the RFC service ID"
 	fi
 
 	step "policy $policy: traffic both ways over what survived"
@@ -108,5 +116,6 @@ run() {
 }
 
 run rfc 1
+run auto 1
 run compatible 2
 pass

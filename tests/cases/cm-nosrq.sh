@@ -20,7 +20,7 @@ set -eu
 stat_of() { ip netns exec "$1" ethtool -S "$2" | awk -v k="$3:" '$1 == k { print $2 }'; }
 
 fabric_up devices=3 ports=1 srq=0
-ours_up cm_max_conn_nosrq=2
+ours_up cm_max_conn_nosrq=2 cm_policy=compatible
 a=$(wait_iface ib_ipoib sib0 1)
 b=$(wait_iface ib_ipoib sib1 1)
 c=$(wait_iface ib_ipoib sib2 1)

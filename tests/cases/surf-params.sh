@@ -70,7 +70,7 @@ assert_eq "$(cat $P/recv_queue_size)" 1024 "recv_queue_size"
 assert_eq "$(cat $P/debug_level)" 1 "debug_level"
 assert_eq "$(cat $P/mcast_debug_level)" 0 "mcast_debug_level (default)"
 if echo "$params" | grep -qx cm_policy; then
-	assert_eq "$(cat $P/cm_policy)" compatible "cm_policy (default)"
+	assert_eq "$(cat $P/cm_policy)" auto "cm_policy (default)"
 	assert_eq "$(cat $P/cm_service_id)" linux "cm_service_id (default)"
 fi
 a=$(wait_iface ib_ipoib sib0 1)
