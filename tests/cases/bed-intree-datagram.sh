@@ -17,12 +17,7 @@ set -eu
 step "fabric and the in-tree driver"
 fabric_up devices=2 ports=1
 intree_up
-a=$(wait_iface ib_ipoib sib0 1)
-b=$(wait_iface ib_ipoib sib1 1)
-ib_host h1 "$a" 10.1.0.1/24 fd01::1/64
-ib_host h2 "$b" 10.1.0.2/24 fd01::2/64
-wait_carrier h1 "$a"
-wait_carrier h2 "$b"
+two_hosts ib_ipoib 10.1.0 fd01
 on h1 ip -d link show "$a"
 assert_eq "$(on h1 cat "/sys/class/net/$a/mode" | tail -n 1)" datagram "mode"
 assert_eq "$(ip netns exec h1 cat "/sys/class/net/$a/mtu")" 2044 "datagram MTU"

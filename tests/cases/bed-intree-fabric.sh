@@ -46,12 +46,7 @@ if echo 3000 2>/dev/null >"$SIB/group_mtu"; then
 fi
 assert_eq "$(cat "$SIB/group_mtu")" 2048 "group_mtu after a bad write"
 intree_up
-a=$(wait_iface ib_ipoib sib0 1)
-b=$(wait_iface ib_ipoib sib1 1)
-ib_host h1 "$a" 10.9.0.1/24 fd09::1/64
-ib_host h2 "$b" 10.9.0.2/24 fd09::2/64
-wait_carrier h1 "$a"
-wait_carrier h2 "$b"
+two_hosts ib_ipoib 10.9.0 fd09
 grep "^$BCAST_MGID " "$SIB/sa_groups"
 bmtu=$(awk -v g="$BCAST_MGID" '$1 == g { for (i = 2; i < NF; i++) if ($i == "mtu") print $(i + 1) }' "$SIB/sa_groups")
 assert_eq "$bmtu" 2048 "broadcast group MTU in sa_groups"

@@ -15,12 +15,7 @@ set -eu
 
 fabric_up devices=2 ports=1
 ours_up
-a=$(wait_iface ib_ipoib sib0 1)
-b=$(wait_iface ib_ipoib sib1 1)
-ib_host h1 "$a" 10.7.0.1/24
-ib_host h2 "$b" 10.7.0.2/24
-wait_carrier h1 "$a"
-wait_carrier h2 "$b"
+two_hosts ib_ipoib 10.7.0
 assert on h1 ping -c 2 -W 2 10.7.0.2
 
 stat() { ip netns exec "$1" ethtool -S "$2" | awk -v k="$3:" '$1 == k { print $2 }'; }

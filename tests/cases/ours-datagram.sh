@@ -14,12 +14,7 @@ set -eu
 
 fabric_up devices=2 ports=1
 ours_up
-a=$(wait_iface ib_ipoib sib0 1)
-b=$(wait_iface ib_ipoib sib1 1)
-ib_host h1 "$a" 10.1.0.1/24 fd01::1/64
-ib_host h2 "$b" 10.1.0.2/24 fd01::2/64
-wait_carrier h1 "$a"
-wait_carrier h2 "$b"
+two_hosts ib_ipoib 10.1.0 fd01
 
 step "the interface as users see it"
 on h1 ip -d link show "$a"

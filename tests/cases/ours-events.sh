@@ -14,12 +14,7 @@ set -eu
 
 fabric_up devices=2 ports=1
 ours_up
-a=$(wait_iface ib_ipoib sib0 1)
-b=$(wait_iface ib_ipoib sib1 1)
-ib_host h1 "$a" 10.4.0.1/24 fd04::1/64
-ib_host h2 "$b" 10.4.0.2/24 fd04::2/64
-wait_carrier h1 "$a"
-wait_carrier h2 "$b"
+two_hosts ib_ipoib 10.4.0 fd04
 assert on h1 ping -c 2 -W 2 10.4.0.2
 
 recovers() {

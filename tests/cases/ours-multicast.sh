@@ -20,12 +20,7 @@ link_local_ready() {
 
 fabric_up devices=2 ports=1
 ours_up
-a=$(wait_iface ib_ipoib sib0 1)
-b=$(wait_iface ib_ipoib sib1 1)
-ib_host h1 "$a" 10.2.0.1/24 fd02::1/64
-ib_host h2 "$b" 10.2.0.2/24 fd02::2/64
-wait_carrier h1 "$a"
-wait_carrier h2 "$b"
+two_hosts ib_ipoib 10.2.0 fd02
 dbg=/sys/kernel/debug/ib_ipoib
 
 step "h2 joins 239.1.1.1"

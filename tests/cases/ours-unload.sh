@@ -16,12 +16,7 @@ fabric_up devices=2 ports=1 pkeys=0xffff,0x8001
 ours_up
 
 hosts_up() {
-	a=$(wait_iface ib_ipoib sib0 1)
-	b=$(wait_iface ib_ipoib sib1 1)
-	ib_host h1 "$a" 10.5.0.1/24
-	ib_host h2 "$b" 10.5.0.2/24
-	wait_carrier h1 "$a"
-	wait_carrier h2 "$b"
+	two_hosts ib_ipoib 10.5.0
 	assert on h1 ping -c 2 -i 0.2 -W 2 10.5.0.2
 }
 

@@ -19,12 +19,7 @@ set -eu
 hosts_up() {
 	fabric_up devices=2 ports=1 "$@"
 	ours_up
-	a=$(wait_iface ib_ipoib sib0 1)
-	b=$(wait_iface ib_ipoib sib1 1)
-	ib_host h1 "$a" 10.40.0.1/24
-	ib_host h2 "$b" 10.40.0.2/24
-	wait_carrier h1 "$a"
-	wait_carrier h2 "$b"
+	two_hosts ib_ipoib 10.40.0
 }
 
 # et ARGS...: ethtool in h1.

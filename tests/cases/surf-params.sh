@@ -73,12 +73,7 @@ if echo "$params" | grep -qx cm_policy; then
 	assert_eq "$(cat $P/cm_policy)" auto "cm_policy (default)"
 	assert_eq "$(cat $P/cm_service_id)" linux "cm_service_id (default)"
 fi
-a=$(wait_iface ib_ipoib sib0 1)
-b=$(wait_iface ib_ipoib sib1 1)
-ib_host h1 "$a" 10.50.0.1/24
-ib_host h2 "$b" 10.50.0.2/24
-wait_carrier h1 "$a"
-wait_carrier h2 "$b"
+two_hosts ib_ipoib 10.50.0
 on h1 ethtool -g "$a"
 assert_eq "$(ip netns exec h1 ethtool -g "$a" | awk '/^RX:/ { n++; if (n == 2) print $2 }')" 1024 "RX ring from recv_queue_size"
 assert_eq "$(ip netns exec h1 ethtool -g "$a" | awk '/^TX:/ { n++; if (n == 2) print $2 }')" 128 "TX ring from send_queue_size"

@@ -84,6 +84,18 @@ wait_iface() {
 	done
 }
 
+# two_hosts DRIVER NET4 [NET6]: DRIVER's interfaces on sib0 and sib1 as
+# hosts h1 (NET4.1/24, NET6::1/64) and h2 (NET4.2, NET6::2), up with
+# carrier; sets a and b to the interface names.
+two_hosts() {
+	a=$(wait_iface "$1" sib0 1)
+	b=$(wait_iface "$1" sib1 1)
+	ib_host h1 "$a" "$2.1/24" ${3:+"$3::1/64"}
+	ib_host h2 "$b" "$2.2/24" ${3:+"$3::2/64"}
+	wait_carrier h1 "$a"
+	wait_carrier h2 "$b"
+}
+
 # ib_host NS IFACE ADDR4/LEN [ADDR6/LEN]: a host owning IFACE, addressed, up.
 ib_host() {
 	local ns=$1 ifc=$2

@@ -42,12 +42,7 @@ pick() {
 }
 
 hosts_up() {
-	a=$(wait_iface ib_ipoib sib0 1)
-	b=$(wait_iface ib_ipoib sib1 1)
-	ib_host h1 "$a" 10.18.0.1/24
-	ib_host h2 "$b" 10.18.0.2/24
-	wait_carrier h1 "$a"
-	wait_carrier h2 "$b"
+	two_hosts ib_ipoib 10.18.0
 }
 
 hosts_down() {

@@ -35,12 +35,7 @@ RANDOM=4392
 
 fabric_up devices=2 ports=1 pkeys=0xffff,0x8001,0x8002,0x8003,0x8004,0x8005,0x8006,0x8007,0x8008
 ours_up
-a=$(wait_iface ib_ipoib sib0 1)
-b=$(wait_iface ib_ipoib sib1 1)
-ib_host h1 "$a" 10.16.0.1/24
-ib_host h2 "$b" 10.16.0.2/24
-wait_carrier h1 "$a"
-wait_carrier h2 "$b"
+two_hosts ib_ipoib 10.16.0
 soak_baseline
 
 # set_mode NS IFACE MODE: switch, and wait for the carrier to be back.

@@ -27,12 +27,7 @@ RANDOM=4391
 
 fabric_up devices=2 ports=1
 ours_up
-a=$(wait_iface ib_ipoib sib0 1)
-b=$(wait_iface ib_ipoib sib1 1)
-ib_host h1 "$a" 10.14.0.1/24
-ib_host h2 "$b" 10.14.0.2/24
-wait_carrier h1 "$a"
-wait_carrier h2 "$b"
+two_hosts ib_ipoib 10.14.0
 soak_baseline
 
 for mode in datagram connected; do
