@@ -170,6 +170,14 @@ struct ipoib_tx_ring {
 	unsigned int tail;
 };
 
+/* Exponential backoff: min first, then doubling, never above max. */
+static inline unsigned long ipoib_backoff_next(unsigned long cur,
+					       unsigned long min,
+					       unsigned long max)
+{
+	return clamp(cur * 2, min, max);
+}
+
 static inline unsigned int ipoib_tx_outstanding(const struct ipoib_tx_ring *r)
 {
 	return READ_ONCE(r->head) - READ_ONCE(r->tail);
@@ -532,6 +540,9 @@ void ipoib_debugfs_init(void);
 void ipoib_debugfs_exit(void);
 void ipoib_debugfs_add(struct ipoib_dev *priv);
 void ipoib_debugfs_remove(struct ipoib_dev *priv);
+
+/* ipoib_selftest.c */
+int ipoib_selftest_run(void);
 
 /* ipoib_cm*.c: connected mode, RFC 4755 (ipoib_cm.h has the rest). */
 struct ipoib_cm_dev;

@@ -205,6 +205,29 @@ struct ipoib_cm_conn *ipoib_cm_find_sendable(struct ipoib_dev *priv,
 }
 
 /*
+ * The form of our REQ under a policy, to a peer of a form: to the RFC
+ * service ID or the in-tree one (sid_param_rfc: cm_service_id), and for a
+ * shared connection or a one-way one.  Pure, for the self-tests.
+ */
+void ipoib_cm_req_form(int policy, enum ipoib_cm_peer_form form,
+		       bool sid_param_rfc, bool *sid_rfc, bool *shared)
+{
+	switch (policy) {
+	case IPOIB_CM_POLICY_AUTO:
+		*sid_rfc = form != IPOIB_CM_PEER_LINUX;
+		*shared = *sid_rfc;
+		break;
+	case IPOIB_CM_POLICY_RFC:
+		*sid_rfc = sid_param_rfc;
+		*shared = true;
+		break;
+	default:
+		*sid_rfc = sid_param_rfc;
+		*shared = false;
+	}
+}
+
+/*
  * Our REQ to this neighbour: to the RFC service ID and shared, or to the
  * in-tree one and one-way, as the policy and what the peer showed say.
  */
@@ -215,19 +238,8 @@ struct ipoib_cm_conn *ipoib_cm_conn_start(struct ipoib_dev *priv,
 	bool sid_rfc, shared;
 
 	lockdep_assert_held(&priv->lock);
-	switch (ipoib_cm_policy) {
-	case IPOIB_CM_POLICY_AUTO:
-		sid_rfc = neigh->cm_peer_form != IPOIB_CM_PEER_LINUX;
-		shared = sid_rfc;
-		break;
-	case IPOIB_CM_POLICY_RFC:
-		sid_rfc = ipoib_cm_sid_rfc;
-		shared = true;
-		break;
-	default:
-		sid_rfc = ipoib_cm_sid_rfc;
-		shared = false;
-	}
+	ipoib_cm_req_form(ipoib_cm_policy, neigh->cm_peer_form,
+			  ipoib_cm_sid_rfc, &sid_rfc, &shared);
 	conn = conn_new(priv, neigh->daddr, true, shared);
 	if (conn)
 		conn->sid_rfc = sid_rfc;
@@ -280,9 +292,9 @@ void ipoib_cm_conn_kill(struct ipoib_cm_conn *conn, bool failed)
 		RCU_INIT_POINTER(neigh->cm, NULL);
 		if (!failed)
 			continue;
-		neigh->cm_backoff = clamp(neigh->cm_backoff * 2,
-					  (unsigned long)IPOIB_CM_RETRY_MIN,
-					  (unsigned long)IPOIB_CM_RETRY_MAX);
+		neigh->cm_backoff = ipoib_backoff_next(neigh->cm_backoff,
+						       IPOIB_CM_RETRY_MIN,
+						       IPOIB_CM_RETRY_MAX);
 		neigh->cm_retry_at = jiffies + neigh->cm_backoff;
 	}
 	skb_queue_splice_init(&conn->queue, &q);

@@ -125,6 +125,8 @@ struct ipoib_cm_dev {
 /* ipoib_cm.c */
 extern struct workqueue_struct *ipoib_cm_wq;
 void ipoib_cm_conn_kill(struct ipoib_cm_conn *conn, bool failed);
+void ipoib_cm_req_form(int policy, enum ipoib_cm_peer_form form,
+		       bool sid_param_rfc, bool *sid_rfc, bool *shared);
 struct ipoib_cm_conn *ipoib_cm_conn_start(struct ipoib_dev *priv,
 					  const struct ipoib_neigh *neigh);
 struct ipoib_cm_conn *ipoib_cm_find_sendable(struct ipoib_dev *priv,

@@ -235,9 +235,9 @@ static struct ipoib_cm_conn *conn_for(struct ipoib_dev *priv,
 		conn = ipoib_cm_conn_start(priv, neigh);
 		if (!conn) {
 			/* No room now: datagrams for a while. */
-			neigh->cm_backoff = clamp(neigh->cm_backoff * 2,
-						  (unsigned long)IPOIB_CM_RETRY_MIN,
-						  (unsigned long)IPOIB_CM_RETRY_MAX);
+			neigh->cm_backoff = ipoib_backoff_next(neigh->cm_backoff,
+							       IPOIB_CM_RETRY_MIN,
+							       IPOIB_CM_RETRY_MAX);
 			neigh->cm_retry_at = jiffies + neigh->cm_backoff;
 			return NULL;
 		}

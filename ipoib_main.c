@@ -201,6 +201,9 @@ static int __init ipoib_init_module(void)
 	ret = ipoib_cm_check_params();
 	if (ret)
 		return ret;
+	ret = ipoib_selftest_run();
+	if (ret)
+		return ret;
 	ret = ipoib_cm_module_init();
 	if (ret)
 		return ret;

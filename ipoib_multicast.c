@@ -54,9 +54,8 @@ static struct ipoib_mcast *mcast_add(struct ipoib_dev *priv,
 
 static void mcast_backoff(struct ipoib_mcast *mcast)
 {
-	mcast->backoff = clamp(mcast->backoff * 2,
-			       (unsigned long)IPOIB_RETRY_MIN,
-			       (unsigned long)IPOIB_RETRY_MAX);
+	mcast->backoff = ipoib_backoff_next(mcast->backoff, IPOIB_RETRY_MIN,
+					    IPOIB_RETRY_MAX);
 	mcast->retry_at = jiffies + mcast->backoff;
 }
 

@@ -50,8 +50,8 @@ static void path_failed(struct ipoib_dev *priv, struct ipoib_path *path,
 
 	lockdep_assert_held(&priv->lock);
 	path->valid = false;
-	path->backoff = clamp(path->backoff * 2, (unsigned long)IPOIB_RETRY_MIN,
-			      (unsigned long)IPOIB_RETRY_MAX);
+	path->backoff = ipoib_backoff_next(path->backoff, IPOIB_RETRY_MIN,
+					   IPOIB_RETRY_MAX);
 	path->retry_at = jiffies + path->backoff;
 	list_for_each_entry(neigh, &path->neighs, owner_link)
 		skb_queue_splice_tail_init(&neigh->queue, drop);
