@@ -210,6 +210,7 @@ enum ipoib_counter {
 	IPOIB_CNT_RX_CSUM_OK,
 	IPOIB_CNT_PATH_QUERIES,
 	IPOIB_CNT_PATH_FAILURES,
+	IPOIB_CNT_PATH_LID_MOVED,	/* a peer answered from a new LID */
 	IPOIB_CNT_MCAST_JOINS,
 	IPOIB_CNT_MCAST_JOIN_FAILURES,
 	IPOIB_CNT_MCAST_LEAVES,
@@ -494,6 +495,8 @@ void ipoib_drop_queue(struct ipoib_dev *priv, struct sk_buff_head *q,
 void ipoib_xmit_unicast_slow(struct ipoib_dev *priv, struct sk_buff *skb,
 			     const u8 *daddr);
 void ipoib_paths_invalidate(struct ipoib_dev *priv);
+void ipoib_path_check_lid(struct ipoib_dev *priv, const union ib_gid *gid,
+			  u32 slid);
 void ipoib_paths_flush(struct ipoib_dev *priv);
 
 /* ipoib_multicast.c */

@@ -31,6 +31,7 @@ static const char *const ipoib_counter_names[IPOIB_NR_COUNTERS] = {
 	[IPOIB_CNT_RX_CSUM_OK]		= "rx_csum_ok",
 	[IPOIB_CNT_PATH_QUERIES]	= "path_queries",
 	[IPOIB_CNT_PATH_FAILURES]	= "path_failures",
+	[IPOIB_CNT_PATH_LID_MOVED]	= "path_lid_moved",
 	[IPOIB_CNT_MCAST_JOINS]		= "mcast_joins",
 	[IPOIB_CNT_MCAST_JOIN_FAILURES]	= "mcast_join_failures",
 	[IPOIB_CNT_MCAST_LEAVES]	= "mcast_leaves",

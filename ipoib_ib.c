@@ -5,6 +5,7 @@
  * and down.
  */
 #include <linux/ip.h>
+#include <linux/ipv6.h>
 #include <linux/tcp.h>
 #include <net/gro.h>
 #include "ipoib.h"
@@ -120,6 +121,46 @@ bool ipoib_rx_acceptable(struct ipoib_dev *priv, struct sk_buff *skb)
 	return false;
 }
 
+/* ARP, or ICMPv6 (where neighbour discovery lives)? */
+static bool rx_is_resolution(const struct sk_buff *skb)
+{
+	const struct ipv6hdr *ip6;
+	struct ipv6hdr buf;
+
+	if (skb->protocol == htons(ETH_P_ARP))
+		return true;
+	if (skb->protocol != htons(ETH_P_IPV6))
+		return false;
+	ip6 = skb_header_pointer(skb, 0, sizeof(buf), &buf);
+	return ip6 && ip6->nexthdr == IPPROTO_ICMPV6;
+}
+
+/*
+ * A peer that resolves addresses, or answers, tells us where it is now:
+ * the GID of its GRH (multicast) or of its ARP sender address, and the
+ * LID the packet came from.  A peer whose LID changed announces itself
+ * (gratuitous ARP, unsolicited NA) and so reaches us again here.
+ */
+static void rx_note_sender_lid(struct ipoib_dev *priv, struct sk_buff *skb,
+			       const struct ib_wc *wc)
+{
+	u8 buf[IPOIB_ARP_FIXED_LEN + IPOIB_ALEN];
+	const u8 *gid = NULL, *arp;
+
+	if (likely(!rx_is_resolution(skb)))
+		return;
+	if (wc->wc_flags & IB_WC_GRH) {
+		gid = ipoib_addr_gid(skb_mac_header(skb));
+	} else if (skb->protocol == htons(ETH_P_ARP)) {
+		arp = skb_header_pointer(skb, 0, sizeof(buf), buf);
+		if (arp)
+			gid = ipoib_addr_gid(arp + IPOIB_ARP_FIXED_LEN);
+	}
+	if (gid)
+		ipoib_path_check_lid(priv, (const union ib_gid *)gid,
+				     wc->slid);
+}
+
 static void rx_deliver(struct ipoib_dev *priv, struct sk_buff *skb,
 		       const struct ib_wc *wc)
 {
@@ -145,6 +186,7 @@ static void rx_deliver(struct ipoib_dev *priv, struct sk_buff *skb,
 	skb->protocol = proto;
 	if (unlikely(!ipoib_rx_acceptable(priv, skb)))
 		goto drop;
+	rx_note_sender_lid(priv, skb, wc);
 	skb->pkt_type = pkt_type;
 	skb->dev = dev;
 	if ((wc->wc_flags & IB_WC_IP_CSUM_OK) &&

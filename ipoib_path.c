@@ -227,27 +227,52 @@ drop:
 	dev_kfree_skb_any(skb);
 }
 
-/*
- * The fabric changed (port event): every path must be looked up again.
- * Neighbours lose their AH, so their next packet asks anew.
- */
-void ipoib_paths_invalidate(struct ipoib_dev *priv)
+/* Neighbours lose their AH, so their next packet asks the SA anew. */
+static void path_invalidate(struct ipoib_dev *priv, struct ipoib_path *path)
 {
 	struct ipoib_neigh *neigh;
+
+	lockdep_assert_held(&priv->lock);
+	path->valid = false;
+	path->backoff = 0;
+	path->retry_at = jiffies;
+	list_for_each_entry(neigh, &path->neighs, owner_link)
+		ipoib_neigh_set_ah(neigh, NULL);
+	ipoib_ah_put(path->ah);
+	path->ah = NULL;
+}
+
+/* The fabric changed (port event): every path must be looked up again. */
+void ipoib_paths_invalidate(struct ipoib_dev *priv)
+{
 	struct ipoib_path *path;
-	struct hlist_node *tmp;
-	LIST_HEAD(dead);
 	int bkt;
 
 	spin_lock_bh(&priv->lock);
-	hash_for_each_safe(priv->paths, bkt, tmp, path, hash_link) {
-		path->valid = false;
-		path->backoff = 0;
-		path->retry_at = jiffies;
-		list_for_each_entry(neigh, &path->neighs, owner_link)
-			ipoib_neigh_set_ah(neigh, NULL);
-		ipoib_ah_put(path->ah);
-		path->ah = NULL;
+	hash_for_each(priv->paths, bkt, path, hash_link)
+		path_invalidate(priv, path);
+	spin_unlock_bh(&priv->lock);
+}
+
+/*
+ * Address resolution from gid arrived from LID slid.  A path that names
+ * another LID is stale: the peer's LID changed, and only the peer's port
+ * was told.  The in-tree driver keeps sending to the old LID until some
+ * event flushes its paths; we ask the SA again.
+ */
+void ipoib_path_check_lid(struct ipoib_dev *priv, const union ib_gid *gid,
+			  u32 slid)
+{
+	struct ipoib_path *path;
+
+	spin_lock_bh(&priv->lock);
+	path = path_find(priv, gid);
+	if (path && path->valid &&
+	    be32_to_cpu(sa_path_get_dlid(&path->rec)) != slid) {
+		ipoib_dbg(priv, "%pI6 now at LID 0x%x: path asked again\n",
+			  gid->raw, slid);
+		path_invalidate(priv, path);
+		ipoib_count(priv, IPOIB_CNT_PATH_LID_MOVED);
 	}
 	spin_unlock_bh(&priv->lock);
 }

@@ -8,6 +8,8 @@
 #   sm       the SM forgets every group and asks both ports to reregister
 #   rereg    a client reregister on both ports, the groups kept
 #   pkeys    a child's P_Key leaves both ports' tables, then comes back
+#   lid      h2's port moves to another LID; only h2 is told, h1 learns it
+#            from h2's announce and asks the SA again
 #   rcerr    (connected mode) RC sends fail with retry exceeded until a
 #            connection breaks; 60 kB pings must get through again
 #   hca      (connected mode) the fabric's module removed under the stream
@@ -18,7 +20,8 @@
 #
 # One SOAK line per part and mode.  soak.scale=N on the kernel command
 # line: N x 2 SM restarts, N x 5 reregisters, N x 5 P_Key changes, N x 2
-# RC errors and N HCA reloads per mode (make soak: 20, 50, 50, 20, 10).
+# LID changes, N x 2 RC errors and N HCA reloads per mode (make soak: 20,
+# 50, 50, 20, 20, 10).
 #
 # timeout: 3600
 set -eu
@@ -32,6 +35,7 @@ set -eu
 SM_RESTARTS=$(soak_knob sm_restarts $((2 * SOAK_SCALE)))
 REREGS=$(soak_knob reregs $((5 * SOAK_SCALE)))
 PKEY_CHANGES=$(soak_knob pkey_changes $((5 * SOAK_SCALE)))
+LID_CHANGES=$(soak_knob lid_changes $((2 * SOAK_SCALE)))
 RC_ERRORS=$(soak_knob rc_errors $((2 * SOAK_SCALE)))
 HCA_RELOADS=$(soak_knob hca_reloads "$SOAK_SCALE")
 FABRIC="devices=2 ports=1 pkeys=0xffff,0x8001"
@@ -72,6 +76,8 @@ child_pings() { ip netns exec h1 ping -c 1 -W 1 10.17.1.2 >/dev/null; }
 # shellcheck disable=SC2317 # called through wait_for
 child_down() { ! carrier_is_on h1 "$a.1"; }
 # shellcheck disable=SC2317 # called through wait_for
+pings() { ip netns exec h1 ping -c 1 -W 1 10.17.0.2 >/dev/null; }
+# shellcheck disable=SC2317 # called through wait_for
 big_pings() { ip netns exec h1 ping -c 1 -W 1 -s 60000 10.17.0.2 >/dev/null; }
 
 cm_errors() {
@@ -101,6 +107,18 @@ part_pkeys() {
 		t0=$(soak_now)
 		for d in sib0 sib1; do echo 0xffff,0x8001 >"$SIB/$d/port1/pkeys"; done
 		soak_recover_when "P_Key change $i" "$t0" child_pings
+	done
+}
+
+# h2's LID between 0x40 and 0x41; in connected mode the connection to the
+# old LID fails and is made again.
+part_lid() {
+	local i t0 check=pings
+	[ "$mode" = datagram ] || check=big_pings
+	for i in $(seq "$LID_CHANGES"); do
+		t0=$(soak_now)
+		echo $((0x40 + i % 2)) >"$SIB/sib1/port1/lid"
+		soak_recover_when "LID change $i" "$t0" "$check"
 	done
 }
 
@@ -144,7 +162,7 @@ for mode in datagram connected; do
 	ud=0 loss="no UD loss"
 	[ "$mode" = connected ] || ud=100 loss="UD loss 1%"
 	echo "$ud" >"$SIB/ud_drop_every"
-	parts="sm rereg pkeys"
+	parts="sm rereg pkeys lid"
 	[ "$mode" = datagram ] || parts="$parts rcerr hca"
 	for part in $parts; do
 		step "$mode mode: $part under TCP (MAD loss 10%, $loss)"
@@ -153,6 +171,7 @@ for mode in datagram connected; do
 		sm) part_rereg sm ;;
 		rereg) part_rereg ;;
 		pkeys) part_pkeys ;;
+		lid) part_lid ;;
 		rcerr) part_rcerr ;;
 		hca) part_hca ;;
 		esac
