@@ -4,9 +4,12 @@
 # Benchmark, memory: what one more interface, and one more connected-mode
 # connection, costs the kernel.  Per driver and round: K partition children
 # on each of two ports, each child in a namespace of its own, up; then the
-# same children in connected mode, one ping per pair (a connection each
-# way).  Kernel memory is MemTotal - MemFree - Buffers - Cached after
-# dropping caches; slab is /proc/meminfo's Slab.
+# same children in connected mode, one ping per pair: the in-tree driver
+# makes a connection each way, ours (cm_policy=auto) one shared connection.
+# Per connection and per pair of hosts; then ours again under
+# cm_policy=compatible (a connection each way), for the pair figure.
+# Kernel memory is MemTotal - MemFree - Buffers - Cached after dropping
+# caches; slab is /proc/meminfo's Slab.
 #
 #   a1..aK: children of PARENT_A (pkeys 0x8001..)   b1..bK: of PARENT_B
 #   ours: parents on sib0, sib1               in-tree: on sib2, sib3
@@ -36,6 +39,25 @@ done
 
 # per N BEFORE AFTER: the growth, in KiB, per one of N.
 per() { echo $(( ($3 - $2) / $1 )); }
+
+# ours_conns: connections ours has up, counted once (on the a side: a
+# shared connection shows on both sides, a one-way one on each).
+ours_conns() {
+	local k n=0
+	for k in $(seq "$K"); do
+		n=$((n + $(grep -c ' live ' "/sys/kernel/debug/ipoib_alt/${PA[ours]}.800$k/cm" || true)))
+	done
+	echo "$n"
+}
+
+# ping_pairs WHO: one ping through each pair of children.
+ping_pairs() {
+	local k
+	for k in $(seq "$K"); do
+		ip netns exec "a$k" ping -c 1 -W 3 "10.7$k.0.2" >/dev/null ||
+			echo "$1: no ping through child $k" >&2
+	done
+}
 
 # children WHO: K children on each parent, each in its namespace, up.
 children() {
@@ -84,6 +106,31 @@ unchild() {
 	done
 }
 
+# connections WHO ROUND PAIR_KEY: connected mode and a ping per pair;
+# memory per connection and per pair (as PAIR_KEY).
+connections() {
+	local who=$1 r=$2 key=$3 n m2 s2 m3 s3
+	if ! connected "$who"; then
+		echo "$who: refuses connected mode: no connection figures"
+		na "$who" "$r" mem_conn slab_conn "$key"
+		return
+	fi
+	read -r m2 s2 <<<"$(mem_kib)"
+	ping_pairs "$who"
+	read -r m3 s3 <<<"$(mem_kib)"
+	n=$((2 * K))
+	[ "$who" = intree ] || n=$(ours_conns)
+	echo "$who ($key): $K pairs, $n connections: kernel memory $m2 -> $m3 KiB, slab $s2 -> $s3 KiB"
+	result "$key" "$who" "$r" "$(per "$K" "$m2" "$m3")"
+	[ "$key" = mem_pair ] || return 0
+	if [ "$n" -gt 0 ]; then
+		result mem_conn "$who" "$r" "$(per "$n" "$m2" "$m3")"
+		result slab_conn "$who" "$r" "$(per "$n" "$s2" "$s3")"
+	else
+		na "$who" "$r" mem_conn slab_conn
+	fi
+}
+
 for r in $(seq "$BENCH_ROUNDS"); do
 	step "round $r of $BENCH_ROUNDS"
 	for who in $(order "$r" ours intree); do
@@ -93,21 +140,21 @@ for r in $(seq "$BENCH_ROUNDS"); do
 		echo "$who: $((2 * K)) interfaces: kernel memory $m0 -> $m1 KiB, slab $s0 -> $s1 KiB"
 		result mem_if "$who" "$r" "$(per $((2 * K)) "$m0" "$m1")"
 		result slab_if "$who" "$r" "$(per $((2 * K)) "$s0" "$s1")"
-		if connected "$who"; then
-			read -r m2 s2 <<<"$(mem_kib)"
-			for k in $(seq "$K"); do
-				ip netns exec "a$k" ping -c 1 -W 3 "10.7$k.0.2" >/dev/null ||
-					echo "$who: no ping through child $k" >&2
-			done
-			read -r m3 s3 <<<"$(mem_kib)"
-			echo "$who: $((2 * K)) connections: kernel memory $m2 -> $m3 KiB, slab $s2 -> $s3 KiB"
-			result mem_conn "$who" "$r" "$(per $((2 * K)) "$m2" "$m3")"
-			result slab_conn "$who" "$r" "$(per $((2 * K)) "$s2" "$s3")"
-		else
-			echo "$who: refuses connected mode: no connection figures"
-			na "$who" "$r" mem_conn slab_conn
-		fi
+		connections "$who" "$r" mem_pair
 		unchild "$who"
 	done
+done
+
+step "ours under cm_policy=compatible: memory per pair of hosts"
+rmmod ipoib_alt
+alt_up cm_policy=compatible
+PA[ours]=$(wait_iface ipoib_alt sib0 1)
+PB[ours]=$(wait_iface ipoib_alt sib1 1)
+ip link set "${PA[ours]}" up
+ip link set "${PB[ours]}" up
+for r in $(seq "$BENCH_ROUNDS"); do
+	children ours
+	connections ours "$r" mem_pair_compat
+	unchild ours
 done
 pass
