@@ -242,8 +242,13 @@ enum ipoib_counter {
 	IPOIB_NR_COUNTERS
 };
 
+/*
+ * Sends are counted under the transmit lock, once.  Receives come from
+ * NAPI (UD) and from every connection's CQ, in softirq on any CPU: each
+ * CPU counts its own.
+ */
 struct ipoib_ring_stats {
-	struct u64_stats_sync sync;
+	struct u64_stats_sync syncp;
 	u64 packets;
 	u64 bytes;
 	u64 multicast;			/* receive side only */
@@ -327,7 +332,7 @@ struct ipoib_dev {
 	struct ib_ud_wr tx_wr;
 	struct ib_sge rx_sge;
 	struct ib_recv_wr rx_wr;
-	struct ipoib_ring_stats rx_stats;
+	struct ipoib_ring_stats __percpu *rx_stats;
 	struct ipoib_ring_stats tx_stats;
 	atomic_long_t rx_dropped;
 	atomic_long_t tx_dropped;
@@ -426,7 +431,9 @@ int ipoib_ud_send(struct ipoib_dev *priv, struct sk_buff *skb,
 int ipoib_poll(struct napi_struct *napi, int budget);
 void ipoib_rx_completion(struct ib_cq *cq, void *ctx);
 void ipoib_tx_completion(struct ib_cq *cq, void *ctx);
-bool ipoib_rx_acceptable(struct ipoib_dev *priv, struct sk_buff *skb);
+bool ipoib_rx_to_stack(struct ipoib_dev *priv, struct sk_buff *skb,
+		       unsigned char pkt_type, const struct ib_wc *wc,
+		       struct napi_struct *napi);
 int ipoib_resize_rings(struct ipoib_dev *priv, unsigned int rx,
 		       unsigned int tx, struct netlink_ext_ack *extack);
 
@@ -568,8 +575,6 @@ bool ipoib_cm_xmit(struct ipoib_dev *priv, struct ipoib_neigh *neigh,
 		   struct sk_buff *skb);
 bool ipoib_cm_xmit_new(struct ipoib_dev *priv, struct sk_buff *skb,
 		       const u8 *daddr);
-void ipoib_cm_stats_fold(struct ipoib_dev *priv,
-			 struct rtnl_link_stats64 *s);
 struct seq_file;
 void ipoib_cm_debugfs_show(struct seq_file *m, struct ipoib_dev *priv);
 

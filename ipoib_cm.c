@@ -970,14 +970,6 @@ void ipoib_cm_down(struct ipoib_dev *priv)
 	ipoib_cm_srq_cleanup(priv);
 }
 
-void ipoib_cm_stats_fold(struct ipoib_dev *priv, struct rtnl_link_stats64 *s)
-{
-	if (!priv->cm)
-		return;
-	s->rx_packets += atomic_long_read(&priv->cm->rx_packets);
-	s->rx_bytes += atomic_long_read(&priv->cm->rx_bytes);
-}
-
 void ipoib_cm_debugfs_show(struct seq_file *m, struct ipoib_dev *priv)
 {
 	struct ipoib_cm_conn *conn;

@@ -118,8 +118,6 @@ struct ipoib_cm_dev {
 	struct ipoib_cm_rx_buf *srq_ring;
 	unsigned int srq_size;
 	struct delayed_work reap_task;
-	atomic_long_t rx_packets;
-	atomic_long_t rx_bytes;
 };
 
 /* ipoib_cm.c */

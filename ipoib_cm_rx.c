@@ -162,32 +162,18 @@ static struct sk_buff *rx_take(struct ipoib_dev *priv,
 	return skb;
 }
 
-static void rx_deliver(struct ipoib_cm_conn *conn, struct sk_buff *skb)
+/* The sender is the connection's peer; the rest as for UD. */
+static void rx_deliver(struct ipoib_cm_conn *conn, struct sk_buff *skb,
+		       const struct ib_wc *wc)
 {
-	struct ipoib_dev *priv = conn->priv;
-	unsigned int len = skb->len;
-	__be16 proto;
 	u8 *ph;
 
 	ph = skb_push(skb, IPOIB_PSEUDO_LEN);
 	memcpy(ph, conn->peer, IPOIB_ALEN);
 	skb_reset_mac_header(skb);
 	skb_pull(skb, IPOIB_PSEUDO_LEN);
-	proto = ((struct ipoib_header *)skb->data)->proto;
-	skb_pull(skb, IPOIB_ENCAP_LEN);
-	skb_reset_network_header(skb);
-	skb->protocol = proto;
-	if (unlikely(!ipoib_rx_acceptable(priv, skb))) {
-		atomic_long_inc(&priv->rx_dropped);
-		dev_kfree_skb_any(skb);
-		return;
-	}
-	skb->pkt_type = PACKET_HOST;
-	skb->dev = priv->dev;
-	atomic_long_inc(&priv->cm->rx_packets);
-	atomic_long_add(len - IPOIB_ENCAP_LEN, &priv->cm->rx_bytes);
-	ipoib_count(priv, IPOIB_CNT_CM_RX_PACKETS);
-	netif_receive_skb(skb);
+	if (ipoib_rx_to_stack(conn->priv, skb, PACKET_HOST, wc, NULL))
+		ipoib_count(conn->priv, IPOIB_CNT_CM_RX_PACKETS);
 }
 
 /* Softirq, from the connection's receive CQ. */
@@ -230,7 +216,7 @@ static void rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	rx_post(priv, conn, buf);
 	if (skb)
-		rx_deliver(conn, skb);
+		rx_deliver(conn, skb, wc);
 }
 
 unsigned int ipoib_cm_rx_entries(const struct ipoib_dev *priv)

@@ -105,7 +105,7 @@ static unsigned char rx_pkt_type(struct ipoib_dev *priv, struct sk_buff *skb,
  * that is not RFC 4391's, or whose sender address no packet can go to,
  * would only fill the neighbour table with addresses we cannot use.
  */
-bool ipoib_rx_acceptable(struct ipoib_dev *priv, struct sk_buff *skb)
+static bool rx_acceptable(struct ipoib_dev *priv, struct sk_buff *skb)
 {
 	u8 buf[IPOIB_ARP_LEN];
 	const u8 *arp;
@@ -161,12 +161,55 @@ static void rx_note_sender_lid(struct ipoib_dev *priv, struct sk_buff *skb,
 				     wc->slid);
 }
 
+/*
+ * Softirq, from NAPI (UD) or a connection's CQ: skb->data at the IPoIB
+ * header, the sender's pseudo header before it.  To the stack, counted;
+ * false when dropped (and counted as such).  GRO only from NAPI (napi set).
+ */
+bool ipoib_rx_to_stack(struct ipoib_dev *priv, struct sk_buff *skb,
+		       unsigned char pkt_type, const struct ib_wc *wc,
+		       struct napi_struct *napi)
+{
+	struct net_device *dev = priv->dev;
+	struct ipoib_ring_stats *stats;
+	__be16 proto;
+
+	proto = ((struct ipoib_header *)skb->data)->proto;
+	skb_pull(skb, IPOIB_ENCAP_LEN);
+	skb_reset_network_header(skb);
+	skb->protocol = proto;
+	if (unlikely(!rx_acceptable(priv, skb))) {
+		atomic_long_inc(&priv->rx_dropped);
+		dev_kfree_skb_any(skb);
+		return false;
+	}
+	rx_note_sender_lid(priv, skb, wc);
+	skb->pkt_type = pkt_type;
+	skb->dev = dev;
+	if ((wc->wc_flags & IB_WC_IP_CSUM_OK) &&
+	    likely(dev->features & NETIF_F_RXCSUM)) {
+		skb->ip_summed = CHECKSUM_UNNECESSARY;
+		ipoib_count(priv, IPOIB_CNT_RX_CSUM_OK);
+	}
+
+	stats = this_cpu_ptr(priv->rx_stats);
+	u64_stats_update_begin(&stats->syncp);
+	stats->packets++;
+	stats->bytes += skb->len;
+	if (pkt_type != PACKET_HOST)
+		stats->multicast++;
+	u64_stats_update_end(&stats->syncp);
+	if (napi)
+		napi_gro_receive(napi, skb);
+	else
+		netif_receive_skb(skb);
+	return true;
+}
+
 static void rx_deliver(struct ipoib_dev *priv, struct sk_buff *skb,
 		       const struct ib_wc *wc)
 {
-	struct net_device *dev = priv->dev;
 	unsigned char pkt_type;
-	__be16 proto;
 
 	skb_put(skb, wc->byte_len);
 	if (unlikely(wc->byte_len < IPOIB_GRH_LEN + IPOIB_ENCAP_LEN)) {
@@ -180,28 +223,7 @@ static void rx_deliver(struct ipoib_dev *priv, struct sk_buff *skb,
 		return;
 	}
 	rx_set_source(skb, wc);
-	proto = ((struct ipoib_header *)skb->data)->proto;
-	skb_pull(skb, IPOIB_ENCAP_LEN);
-	skb_reset_network_header(skb);
-	skb->protocol = proto;
-	if (unlikely(!ipoib_rx_acceptable(priv, skb)))
-		goto drop;
-	rx_note_sender_lid(priv, skb, wc);
-	skb->pkt_type = pkt_type;
-	skb->dev = dev;
-	if ((wc->wc_flags & IB_WC_IP_CSUM_OK) &&
-	    likely(dev->features & NETIF_F_RXCSUM)) {
-		skb->ip_summed = CHECKSUM_UNNECESSARY;
-		ipoib_count(priv, IPOIB_CNT_RX_CSUM_OK);
-	}
-
-	u64_stats_update_begin(&priv->rx_stats.sync);
-	priv->rx_stats.packets++;
-	priv->rx_stats.bytes += skb->len;
-	if (pkt_type != PACKET_HOST)
-		priv->rx_stats.multicast++;
-	u64_stats_update_end(&priv->rx_stats.sync);
-	napi_gro_receive(&priv->napi, skb);
+	ipoib_rx_to_stack(priv, skb, pkt_type, wc, &priv->napi);
 	return;
 
 drop:

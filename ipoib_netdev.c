@@ -116,23 +116,31 @@ static void ipoib_tx_timeout(struct net_device *dev, unsigned int txqueue)
 void ipoib_stats_fold(struct ipoib_dev *priv, struct rtnl_link_stats64 *s)
 {
 	unsigned int start;
+	int cpu;
 
+	for_each_possible_cpu(cpu) {
+		const struct ipoib_ring_stats *rx = per_cpu_ptr(priv->rx_stats, cpu);
+		u64 packets, bytes, multicast;
+
+		do {
+			start = u64_stats_fetch_begin(&rx->syncp);
+			packets = rx->packets;
+			bytes = rx->bytes;
+			multicast = rx->multicast;
+		} while (u64_stats_fetch_retry(&rx->syncp, start));
+		s->rx_packets += packets;
+		s->rx_bytes += bytes;
+		s->multicast += multicast;
+	}
 	do {
-		start = u64_stats_fetch_begin(&priv->rx_stats.sync);
-		s->rx_packets = priv->rx_stats.packets;
-		s->rx_bytes = priv->rx_stats.bytes;
-		s->multicast = priv->rx_stats.multicast;
-	} while (u64_stats_fetch_retry(&priv->rx_stats.sync, start));
-	do {
-		start = u64_stats_fetch_begin(&priv->tx_stats.sync);
+		start = u64_stats_fetch_begin(&priv->tx_stats.syncp);
 		s->tx_packets = priv->tx_stats.packets;
 		s->tx_bytes = priv->tx_stats.bytes;
-	} while (u64_stats_fetch_retry(&priv->tx_stats.sync, start));
+	} while (u64_stats_fetch_retry(&priv->tx_stats.syncp, start));
 	s->rx_dropped = atomic_long_read(&priv->rx_dropped);
 	s->tx_dropped = atomic_long_read(&priv->tx_dropped);
 	s->rx_errors = atomic_long_read(&priv->rx_errors);
 	s->tx_errors = atomic_long_read(&priv->tx_errors);
-	ipoib_cm_stats_fold(priv, s);
 }
 
 static void ipoib_get_stats64(struct net_device *dev,
@@ -419,9 +427,13 @@ static int ipoib_init(struct net_device *dev)
 	int ret;
 
 	priv->dev = dev;
+	priv->rx_stats = netdev_alloc_pcpu_stats(struct ipoib_ring_stats);
+	if (!priv->rx_stats)
+		return -ENOMEM;
+	ret = -ENOMEM;
 	priv->wq = alloc_ordered_workqueue("%s", WQ_MEM_RECLAIM, dev->name);
 	if (!priv->wq)
-		return -ENOMEM;
+		goto err_stats;
 	ret = ipoib_neigh_table_init(priv);
 	if (ret)
 		goto err_wq;
@@ -458,7 +470,16 @@ err_neigh:
 	ipoib_neigh_table_destroy(priv);
 err_wq:
 	destroy_workqueue(priv->wq);
+err_stats:
+	free_percpu(priv->rx_stats);
+	priv->rx_stats = NULL;
 	return ret;
+}
+
+/* After the last reader: the stats outlive ndo_uninit. */
+static void ipoib_destructor(struct net_device *dev)
+{
+	free_percpu(ipoib_priv(dev)->rx_stats);
 }
 
 static void ipoib_uninit(struct net_device *dev)
@@ -564,8 +585,7 @@ void ipoib_setup(struct net_device *dev)
 	INIT_LIST_HEAD(&priv->dead_ahs);
 	hash_init(priv->paths);
 	hash_init(priv->mcasts);
-	u64_stats_init(&priv->rx_stats.sync);
-	u64_stats_init(&priv->tx_stats.sync);
+	u64_stats_init(&priv->tx_stats.syncp);
 	INIT_DELAYED_WORK(&priv->mcast_task, ipoib_mcast_task);
 	INIT_WORK(&priv->mcast_restart_task, ipoib_mcast_restart_task);
 	INIT_DELAYED_WORK(&priv->gc_task, ipoib_neigh_gc);
@@ -595,5 +615,6 @@ void ipoib_setup(struct net_device *dev)
 	dev->features = NETIF_F_VLAN_CHALLENGED | NETIF_F_HIGHDMA;
 	dev->priv_flags &= ~IFF_TX_SKB_SHARING;
 	dev->needs_free_netdev = true;
+	dev->priv_destructor = ipoib_destructor;
 	netif_keep_dst(dev);
 }

@@ -180,10 +180,10 @@ int ipoib_tx_posted(struct ipoib_dev *priv, struct ipoib_tx_ring *ring,
 		slot->skb = NULL;
 		return ret;
 	}
-	u64_stats_update_begin(&priv->tx_stats.sync);
+	u64_stats_update_begin(&priv->tx_stats.syncp);
 	priv->tx_stats.packets++;
 	priv->tx_stats.bytes += len;
-	u64_stats_update_end(&priv->tx_stats.sync);
+	u64_stats_update_end(&priv->tx_stats.syncp);
 	WRITE_ONCE(ring->head, ring->head + 1);
 	return 0;
 }
