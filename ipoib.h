@@ -27,6 +27,8 @@
 #include <linux/rhashtable.h>
 #include <linux/workqueue.h>
 #include <linux/u64_stats_sync.h>
+#include <linux/ipv6.h>
+#include <net/ndisc.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/ib_sa.h>
 #include "compat.h"
@@ -169,6 +171,32 @@ struct ipoib_tx_ring {
 	unsigned int head;
 	unsigned int tail;
 };
+
+/*
+ * Address resolution: ARP, or an ND solicitation or advertisement.  proto
+ * is the ethertype, off where its header starts in skb.  RFC 4755 7 keeps
+ * these on UD; received, they tell us where their sender is now.
+ */
+static inline bool ipoib_is_addr_resolution(const struct sk_buff *skb,
+					    __be16 proto, unsigned int off)
+{
+	const struct ipv6hdr *ip6;
+	struct ipv6hdr ip6_buf;
+	const u8 *type;
+	u8 type_buf;
+
+	if (proto == htons(ETH_P_ARP))
+		return true;
+	if (proto != htons(ETH_P_IPV6))
+		return false;
+	ip6 = skb_header_pointer(skb, off, sizeof(ip6_buf), &ip6_buf);
+	if (!ip6 || ip6->nexthdr != IPPROTO_ICMPV6)
+		return false;
+	type = skb_header_pointer(skb, off + sizeof(*ip6), sizeof(type_buf),
+				  &type_buf);
+	return type && (*type == NDISC_NEIGHBOUR_SOLICITATION ||
+			*type == NDISC_NEIGHBOUR_ADVERTISEMENT);
+}
 
 /* Exponential backoff: min first, then doubling, never above max. */
 static inline unsigned long ipoib_backoff_next(unsigned long cur,

@@ -614,19 +614,20 @@ static struct ipoib_cm_conn *live_conn(struct ipoib_dev *priv, const u8 *peer)
 	return NULL;
 }
 
-/* A REQ on this service ID: may the connection be the pair's only one? */
+/*
+ * A REQ on this service ID shows the sender's form: learned under auto,
+ * and whether the connection is shared follows as for our own REQs.
+ */
 static bool req_shared(struct ipoib_dev *priv, const u8 *peer, bool sid_rfc)
 {
-	switch (ipoib_cm_policy) {
-	case IPOIB_CM_POLICY_AUTO:
-		learn_peer_form(priv, peer, sid_rfc ? IPOIB_CM_PEER_RFC :
-				IPOIB_CM_PEER_LINUX);
-		return sid_rfc;
-	case IPOIB_CM_POLICY_RFC:
-		return true;
-	default:
-		return false;
-	}
+	enum ipoib_cm_peer_form form = sid_rfc ? IPOIB_CM_PEER_RFC :
+					IPOIB_CM_PEER_LINUX;
+	bool unused, shared;
+
+	if (ipoib_cm_policy == IPOIB_CM_POLICY_AUTO)
+		learn_peer_form(priv, peer, form);
+	ipoib_cm_req_form(ipoib_cm_policy, form, sid_rfc, &unused, &shared);
+	return shared;
 }
 
 static int handle_req(struct ipoib_dev *priv, struct ib_cm_id *id,

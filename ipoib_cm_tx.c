@@ -182,29 +182,12 @@ static void cm_send(struct ipoib_dev *priv, struct ipoib_cm_conn *conn,
 	backlog_drain(priv, conn);
 }
 
-/*
- * ARP and neighbour discovery: RFC 4755 section 7 wants address
- * resolution on UD, and it must not hang on a connection that is stuck.
- */
+/* Address resolution must not hang on a connection that is stuck. */
 static bool is_addr_resolution(const struct sk_buff *skb)
 {
 	const struct ipoib_header *hdr = (const void *)skb->data;
-	struct ipv6hdr _ip6;
-	const struct ipv6hdr *ip6;
-	u8 _type;
-	const u8 *type;
 
-	if (hdr->proto == htons(ETH_P_ARP))
-		return true;
-	if (hdr->proto != htons(ETH_P_IPV6))
-		return false;
-	ip6 = skb_header_pointer(skb, IPOIB_ENCAP_LEN, sizeof(_ip6), &_ip6);
-	if (!ip6 || ip6->nexthdr != IPPROTO_ICMPV6)
-		return false;
-	type = skb_header_pointer(skb, IPOIB_ENCAP_LEN + sizeof(*ip6),
-				  sizeof(_type), &_type);
-	return type && (*type == NDISC_NEIGHBOUR_SOLICITATION ||
-			*type == NDISC_NEIGHBOUR_ADVERTISEMENT);
+	return ipoib_is_addr_resolution(skb, hdr->proto, IPOIB_ENCAP_LEN);
 }
 
 /* Does the peer's address say it takes connections we can make? */

@@ -5,7 +5,6 @@
  * and down.
  */
 #include <linux/ip.h>
-#include <linux/ipv6.h>
 #include <linux/tcp.h>
 #include <net/gro.h>
 #include "ipoib.h"
@@ -121,20 +120,6 @@ static bool rx_acceptable(struct ipoib_dev *priv, struct sk_buff *skb)
 	return false;
 }
 
-/* ARP, or ICMPv6 (where neighbour discovery lives)? */
-static bool rx_is_resolution(const struct sk_buff *skb)
-{
-	const struct ipv6hdr *ip6;
-	struct ipv6hdr buf;
-
-	if (skb->protocol == htons(ETH_P_ARP))
-		return true;
-	if (skb->protocol != htons(ETH_P_IPV6))
-		return false;
-	ip6 = skb_header_pointer(skb, 0, sizeof(buf), &buf);
-	return ip6 && ip6->nexthdr == IPPROTO_ICMPV6;
-}
-
 /*
  * A peer that resolves addresses, or answers, tells us where it is now:
  * the GID of its GRH (multicast) or of its ARP sender address, and the
@@ -147,7 +132,7 @@ static void rx_note_sender_lid(struct ipoib_dev *priv, struct sk_buff *skb,
 	u8 buf[IPOIB_ARP_FIXED_LEN + IPOIB_ALEN];
 	const u8 *gid = NULL, *arp;
 
-	if (likely(!rx_is_resolution(skb)))
+	if (likely(!ipoib_is_addr_resolution(skb, skb->protocol, 0)))
 		return;
 	if (wc->wc_flags & IB_WC_GRH) {
 		gid = ipoib_addr_gid(skb_mac_header(skb));
