@@ -43,17 +43,9 @@ run() {
 	local policy=$1 want=$2 q1 q2 a_addr b_addr
 	step "policy $policy: both ends connect at once"
 	ours_up cm_policy="$policy"
-	a=$(wait_iface ib_ipoib sib0 1)
-	b=$(wait_iface ib_ipoib sib1 1)
-	for ifc in "$a" "$b"; do
-		echo connected >"/sys/class/net/$ifc/mode"
-	done
-	a_addr=$(cat "/sys/class/net/$a/address")
-	b_addr=$(cat "/sys/class/net/$b/address")
-	ib_host h1 "$a" 10.7.0.1/24
-	ib_host h2 "$b" 10.7.0.2/24
-	wait_carrier h1 "$a"
-	wait_carrier h2 "$b"
+	two_hosts --connected ib_ipoib 10.7.0
+	a_addr=$(ip netns exec h1 cat "/sys/class/net/$a/address")
+	b_addr=$(ip netns exec h2 cat "/sys/class/net/$b/address")
 	# Known neighbours: no ARP, so neither side hears from the other
 	# before its own REQ is out.
 	ip -n h1 neigh replace 10.7.0.2 lladdr "$b_addr" dev "$a" nud permanent
