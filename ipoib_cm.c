@@ -303,7 +303,7 @@ void ipoib_cm_conn_kill(struct ipoib_cm_conn *conn, bool failed)
 	if (failed)
 		ipoib_count(priv, IPOIB_CNT_CM_FALLBACKS);
 	queue_work(ipoib_cm_wq, &conn->work);
-	ipoib_requeue(priv, &q);
+	ipoib_send_staged(priv, &q);
 }
 
 /*
@@ -345,7 +345,7 @@ static void conn_set_live(struct ipoib_cm_conn *conn)
 	ipoib_dbg(priv, "%s connection to %pI6 up, MTU %u\n",
 		  conn->type == IB_QPT_UC ? "UC" : "RC",
 		  ipoib_addr_gid(conn->peer), conn->mtu);
-	ipoib_requeue(priv, &q);
+	ipoib_send_staged(priv, &q);
 }
 
 static void qp_event(struct ib_event *ev, void *ctx)
