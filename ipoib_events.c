@@ -70,6 +70,14 @@ static void flush_paths_and_groups(struct ipoib_dev *priv)
 		ipoib_mcast_start(priv);
 }
 
+static void flush_if_open(struct ipoib_dev *priv)
+{
+	mutex_lock(&priv->state_lock);
+	if (test_bit(IPOIB_OPEN, &priv->flags))
+		flush_paths_and_groups(priv);
+	mutex_unlock(&priv->state_lock);
+}
+
 void ipoib_flush_light(struct work_struct *work)
 {
 	struct ipoib_dev *priv = container_of(work, struct ipoib_dev,
@@ -77,21 +85,12 @@ void ipoib_flush_light(struct work_struct *work)
 
 	/* The GID may have changed: the link task updates the address. */
 	queue_delayed_work(priv->wq, &priv->link_task, 0);
-	mutex_lock(&priv->state_lock);
-	if (test_bit(IPOIB_OPEN, &priv->flags))
-		flush_paths_and_groups(priv);
-	mutex_unlock(&priv->state_lock);
+	flush_if_open(priv);
 }
 
 void ipoib_flush_normal(struct work_struct *work)
 {
-	struct ipoib_dev *priv = container_of(work, struct ipoib_dev,
-					      flush_normal);
-
-	mutex_lock(&priv->state_lock);
-	if (test_bit(IPOIB_OPEN, &priv->flags))
-		flush_paths_and_groups(priv);
-	mutex_unlock(&priv->state_lock);
+	flush_if_open(container_of(work, struct ipoib_dev, flush_normal));
 }
 
 void ipoib_flush_heavy(struct work_struct *work)
