@@ -307,6 +307,36 @@ void ipoib_cm_conn_kill(struct ipoib_cm_conn *conn, bool failed)
 }
 
 /*
+ * The peer at gid answers from another LID.  Connections made to it hold
+ * the old LID in their QP and could only run out of retries: they go now,
+ * not as failures, and the next packet asks for a path and a new one.
+ */
+void ipoib_cm_peer_moved(struct ipoib_dev *priv, const union ib_gid *gid)
+{
+	struct ipoib_cm_conn *conn, *found;
+
+	if (!priv->cm)
+		return;
+	do {
+		found = NULL;
+		/* Found under the lock, killed after: RCU keeps it. */
+		rcu_read_lock();
+		spin_lock_bh(&priv->lock);
+		list_for_each_entry(conn, &priv->cm->conns, link) {
+			if (!memcmp(ipoib_addr_gid(conn->peer), gid->raw,
+				    sizeof(*gid))) {
+				found = conn;
+				break;
+			}
+		}
+		spin_unlock_bh(&priv->lock);
+		if (found)
+			ipoib_cm_conn_kill(found, false);
+		rcu_read_unlock();
+	} while (found);
+}
+
+/*
  * The peer has shown it takes connections again (one of ours came up, or
  * it sent a REQ), so its neighbours stop backing off.
  */

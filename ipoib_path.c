@@ -260,6 +260,7 @@ void ipoib_path_check_lid(struct ipoib_dev *priv, const union ib_gid *gid,
 			  u32 slid)
 {
 	struct ipoib_path *path;
+	bool moved = false;
 
 	spin_lock_bh(&priv->lock);
 	path = path_find(priv, gid);
@@ -269,8 +270,11 @@ void ipoib_path_check_lid(struct ipoib_dev *priv, const union ib_gid *gid,
 			  gid->raw, slid);
 		path_invalidate(priv, path);
 		ipoib_count(priv, IPOIB_CNT_PATH_LID_MOVED);
+		moved = true;
 	}
 	spin_unlock_bh(&priv->lock);
+	if (moved)
+		ipoib_cm_peer_moved(priv, gid);
 }
 
 /* Cancel outstanding queries, then free every path and its neighbours. */
