@@ -302,6 +302,7 @@ struct sib_fabric {
 
 	/* Fault injection, set through debugfs. */
 	u32 mad_delay_ms;		/* hold every MAD this long */
+	bool cm_hold;			/* hold CM MADs until released */
 	u32 mad_drop_every;		/* drop every Nth MAD, 0 = none */
 	u32 ud_drop_every;		/* drop every Nth UD data packet */
 	u32 rc_drop_every;		/* lose every Nth RC/UC message */
@@ -457,6 +458,8 @@ struct sib_port *sib_port_by_gid(const union ib_gid *gid);
 int sib_mft_set(u16 mlid, const struct sib_port *port, bool member);
 bool sib_mft_has(u16 mlid, const struct sib_port *port);
 void sib_fabric_drop_held(void);
+unsigned int sib_fabric_cm_held(void);
+void sib_fabric_cm_release(void);
 void sib_fabric_free_groups(void);
 
 /* Stateless offloads done in software (sib_offload.c). */

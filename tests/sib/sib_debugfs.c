@@ -4,6 +4,8 @@
  *
  *   mad_delay_ms, mad_drop_every,      fault injection for the whole fabric
  *   ud_drop_every, rc_drop_every
+ *   cm_hold                            write 1: CM MADs wait; 0: they go on;
+ *                                      read: how many wait
  *   group_mtu                          bytes: cap on new groups' MTU, 0 none
  *   sm_restart                         write: every port must rejoin
  *   sa_groups                          the SA's multicast groups and members
@@ -359,6 +361,42 @@ static ssize_t sm_restart_write(struct file *file, const char __user *ubuf,
 	return len;
 }
 
+static int cm_hold_show(struct seq_file *m, void *unused)
+{
+	seq_printf(m, "%u\n", sib_fabric_cm_held());
+	return 0;
+}
+
+static ssize_t cm_hold_write(struct file *file, const char __user *ubuf,
+			     size_t len, loff_t *ppos)
+{
+	bool hold;
+	int ret;
+
+	ret = kstrtobool_from_user(ubuf, len, &hold);
+	if (ret)
+		return ret;
+	if (hold)
+		WRITE_ONCE(sib_fabric.cm_hold, true);
+	else
+		sib_fabric_cm_release();
+	return len;
+}
+
+static int cm_hold_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, cm_hold_show, NULL);
+}
+
+static const struct file_operations cm_hold_fops = {
+	.owner = THIS_MODULE,
+	.open = cm_hold_open,
+	.read = seq_read,
+	.write = cm_hold_write,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
 static const struct file_operations sm_restart_fops = {
 	.owner = THIS_MODULE,
 	.open = simple_open,
@@ -378,6 +416,7 @@ int sib_debugfs_init(void)
 			   &sib_fabric.ud_drop_every);
 	debugfs_create_u32("rc_drop_every", 0644, root,
 			   &sib_fabric.rc_drop_every);
+	debugfs_create_file("cm_hold", 0644, root, NULL, &cm_hold_fops);
 	debugfs_create_file("group_mtu", 0644, root, NULL, &group_mtu_fops);
 	debugfs_create_file("sm_restart", 0200, root, NULL, &sm_restart_fops);
 	debugfs_create_file("sa_groups", 0444, root, NULL, &sa_groups_fops);

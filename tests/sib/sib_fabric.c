@@ -14,6 +14,7 @@
 struct sib_held_pkt {
 	struct delayed_work work;
 	struct list_head link;
+	bool waiting;			/* CM MAD held until cm_hold is 0 */
 	struct sib_pkt pkt;
 	struct ib_sge sge;
 	u8 data[];
@@ -375,9 +376,13 @@ static void held_deliver_work(struct work_struct *work)
 	kfree(held);
 }
 
-/* Copy a UD message off the sender's buffers and queue it for later. */
+/*
+ * Copy a UD message off the sender's buffers and queue it for later: in
+ * delay_ms, or when released (waiting).
+ */
 static struct sib_held_pkt *hold_pkt(const struct sib_pkt *pkt,
-				     work_func_t fn, unsigned int delay_ms)
+				     work_func_t fn, unsigned int delay_ms,
+				     bool waiting)
 {
 	struct sib_held_pkt *held;
 	unsigned long flags;
@@ -396,18 +401,51 @@ static struct sib_held_pkt *hold_pkt(const struct sib_pkt *pkt,
 	held->pkt.sg = &held->sge;
 	held->pkt.num_sge = 1;
 	INIT_DELAYED_WORK(&held->work, fn);
+	held->waiting = waiting;
 
 	spin_lock_irqsave(&held_lock, flags);
 	list_add_tail(&held->link, &held_pkts);
-	queue_delayed_work(sib_fabric.wq, &held->work,
-			   msecs_to_jiffies(delay_ms));
+	if (!waiting)
+		queue_delayed_work(sib_fabric.wq, &held->work,
+				   msecs_to_jiffies(delay_ms));
 	spin_unlock_irqrestore(&held_lock, flags);
 	return held;
 }
 
 void sib_deliver_later(const struct sib_pkt *pkt, unsigned int delay_ms)
 {
-	hold_pkt(pkt, held_deliver_work, delay_ms);
+	hold_pkt(pkt, held_deliver_work, delay_ms, false);
+}
+
+/* CM MADs held by cm_hold: how many wait now. */
+unsigned int sib_fabric_cm_held(void)
+{
+	struct sib_held_pkt *held;
+	unsigned int n = 0;
+	unsigned long flags;
+
+	spin_lock_irqsave(&held_lock, flags);
+	list_for_each_entry(held, &held_pkts, link)
+		n += held->waiting;
+	spin_unlock_irqrestore(&held_lock, flags);
+	return n;
+}
+
+/* cm_hold goes to 0: what it held goes on, in the order it came. */
+void sib_fabric_cm_release(void)
+{
+	struct sib_held_pkt *held;
+	unsigned long flags;
+
+	WRITE_ONCE(sib_fabric.cm_hold, false);
+	spin_lock_irqsave(&held_lock, flags);
+	list_for_each_entry(held, &held_pkts, link) {
+		if (!held->waiting)
+			continue;
+		held->waiting = false;
+		queue_delayed_work(sib_fabric.wq, &held->work, 0);
+	}
+	spin_unlock_irqrestore(&held_lock, flags);
 }
 
 /* The SM sits at LID 1 and only has a QP1. */
@@ -416,12 +454,27 @@ static enum sib_delivery deliver_to_sm(struct sib_pkt *pkt)
 	if (pkt->dst_qpn != 1 || pkt->qkey != IB_QP1_QKEY ||
 	    !sib_pkey_valid(pkt->pkey) || pkt->length > IB_MGMT_MAD_SIZE)
 		return SIB_DROPPED;
-	return hold_pkt(pkt, sa_work, 0) ? SIB_DELIVERED : SIB_DROPPED;
+	return hold_pkt(pkt, sa_work, 0, false) ? SIB_DELIVERED : SIB_DROPPED;
 }
 
 static bool is_mad(const struct sib_pkt *pkt)
 {
 	return pkt->dst_qpn <= 1;
+}
+
+/* A MAD of the communication manager (REQ, REP, RTU, REJ, DREQ...). */
+static bool is_cm_mad(const struct sib_pkt *pkt)
+{
+	u8 hdr[2];
+	struct ib_sge sge = {
+		.addr = (uintptr_t)hdr,
+		.length = sizeof(hdr),
+	};
+
+	if (pkt->dst_qpn != 1 || pkt->length < sizeof(hdr))
+		return false;
+	sib_sg_copy(&sge, 1, 0, pkt->sg, pkt->num_sge, sizeof(hdr));
+	return hdr[1] == IB_MGMT_CLASS_CM;
 }
 
 static bool drop_every(u32 every, atomic_t *seq)
@@ -439,6 +492,12 @@ static bool sib_injected_fault(struct sib_pkt *pkt)
 		return false;
 	if (is_mad(pkt)) {
 		u32 delay = READ_ONCE(fab->mad_delay_ms);
+
+		/* Taken, held or (no memory) lost: not on the wire now. */
+		if (READ_ONCE(fab->cm_hold) && is_cm_mad(pkt)) {
+			hold_pkt(pkt, held_deliver_work, 0, true);
+			return true;
+		}
 
 		drop = drop_every(READ_ONCE(fab->mad_drop_every), &fab->mad_seq);
 		if (!drop && delay) {
@@ -521,6 +580,7 @@ void sib_fabric_drop_held(void)
 	bool empty;
 
 	WRITE_ONCE(sib_fabric.mad_delay_ms, 0);
+	sib_fabric_cm_release();
 	do {
 		spin_lock_irqsave(&held_lock, flags);
 		list_for_each_entry(held, &held_pkts, link)
