@@ -29,6 +29,13 @@ struct sib_port *sib_port_by_lid(u16 lid)
 	return rcu_dereference(sib_fabric.by_lid[lid]);
 }
 
+struct sib_port *sib_port_by_index(u32 index)
+{
+	if (index >= SIB_FABRIC_PORTS)
+		return NULL;
+	return rcu_dereference(sib_fabric.by_index[index]);
+}
+
 struct sib_port *sib_port_by_gid(const union ib_gid *gid)
 {
 	u32 lid;
@@ -82,6 +89,42 @@ static void copy_payload(const struct sib_pkt *pkt, const struct ib_sge *sg,
 static bool is_ud_like(enum ib_qp_type type)
 {
 	return type == IB_QPT_UD || type == IB_QPT_GSI || type == IB_QPT_SMI;
+}
+
+/*
+ * What a message costs on the link (IBA 16.1.3.5 counts every octet from
+ * the LRH to the ICRC): one packet per path MTU, each with LRH (8), BTH
+ * (12) and ICRC (4), plus a GRH (40), a DETH (8) for datagrams and an
+ * ImmDt (4) when present.
+ */
+#define SIB_WIRE_BASE_OCTETS	24
+#define SIB_WIRE_GRH_OCTETS	40
+#define SIB_WIRE_DETH_OCTETS	8
+#define SIB_WIRE_IMM_OCTETS	4
+
+static void link_count(struct sib_port *port, const struct sib_pkt *pkt,
+		       bool tx, bool mcast)
+{
+	bool datagram = !pkt->src_qp || is_ud_like(pkt->src_qp->type);
+	u32 hdr = SIB_WIRE_BASE_OCTETS, pkts = 1;
+
+	if (!datagram) {
+		u32 mtu = sib_mtu_bytes(pkt->src_qp->path_mtu);
+
+		pkts = max_t(u32, 1, DIV_ROUND_UP(pkt->length, mtu));
+	}
+	if (pkt->has_grh)
+		hdr += SIB_WIRE_GRH_OCTETS;
+	if (datagram)
+		hdr += SIB_WIRE_DETH_OCTETS;
+	if (pkt->with_imm)
+		hdr += SIB_WIRE_IMM_OCTETS;
+	sib_count(port, tx ? SIB_CNT_LINK_TX_PKTS : SIB_CNT_LINK_RX_PKTS, pkts);
+	sib_count(port, tx ? SIB_CNT_LINK_TX_OCTETS : SIB_CNT_LINK_RX_OCTETS,
+		  pkt->length + (u64)pkts * hdr);
+	if (mcast)
+		sib_count(port, tx ? SIB_CNT_LINK_TX_MCAST_PKTS :
+				     SIB_CNT_LINK_RX_MCAST_PKTS, pkts);
 }
 
 static bool qp_can_receive(const struct sib_qp *qp, enum ib_qp_state state)
@@ -286,11 +329,12 @@ static enum sib_delivery deliver_unicast(struct sib_pkt *pkt)
 	struct sib_port *dport = sib_port_by_lid(pkt->dlid);
 	struct sib_qp *qp;
 
-	if (!dport || READ_ONCE(dport->state) != IB_PORT_ACTIVE) {
+	if (!dport || !sib_port_passes(dport, pkt->dst_qpn == 0)) {
 		if (pkt->src_port)
 			sib_count(pkt->src_port, SIB_CNT_DROP_PORT_DOWN, 1);
 		return lost(pkt);
 	}
+	link_count(dport, pkt, false, false);
 	qp = find_qp(dport, pkt->dst_qpn);
 	if (!qp || !transport_ok(qp, pkt))
 		return dropped(pkt, dport, SIB_CNT_DROP_NO_QP);
@@ -303,6 +347,7 @@ static enum sib_delivery deliver_multicast(struct sib_pkt *pkt)
 	struct sib_mcast_attach *att;
 	struct sib_mcast_group *grp;
 	unsigned long forward;
+	unsigned int i;
 
 	if (index >= SIB_MAX_MLIDS)
 		return SIB_DROPPED;
@@ -310,6 +355,14 @@ static enum sib_delivery deliver_multicast(struct sib_pkt *pkt)
 	if (!grp)
 		return SIB_DROPPED;
 	forward = READ_ONCE(grp->forward);
+	/* Every port the switch forwards to gets it, attached QPs or not. */
+	for_each_set_bit(i, &forward, SIB_FABRIC_PORTS) {
+		struct sib_port *dport = sib_port_by_index(i);
+
+		if (dport && dport != pkt->src_port &&
+		    READ_ONCE(dport->state) == IB_PORT_ACTIVE)
+			link_count(dport, pkt, false, true);
+	}
 	list_for_each_entry_rcu(att, &grp->attached, group_link) {
 		struct sib_qp *qp = att->qp;
 		struct sib_port *dport = sib_port(qp->sdev, qp->port_num);
@@ -461,14 +514,17 @@ static bool sib_injected_fault(struct sib_pkt *pkt)
  */
 enum sib_delivery sib_deliver(struct sib_pkt *pkt)
 {
+	bool mcast = pkt->dlid >= SIB_MLID_BASE && pkt->dlid != 0xffff;
+
 	if (pkt->src_port) {
 		sib_count(pkt->src_port, SIB_CNT_TX_PKTS, 1);
 		sib_count(pkt->src_port, SIB_CNT_TX_BYTES, pkt->length);
+		link_count(pkt->src_port, pkt, true, mcast);
 		sib_ipoib_count(pkt);
 	}
 	if (sib_injected_fault(pkt))
 		return lost(pkt);
-	if (pkt->dlid >= SIB_MLID_BASE && pkt->dlid != 0xffff)
+	if (mcast)
 		return deliver_multicast(pkt);
 	if (pkt->dlid == SIB_SM_LID)
 		return deliver_to_sm(pkt);
