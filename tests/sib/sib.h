@@ -316,6 +316,7 @@ struct sib_pkt {
 	bool held;			/* already delayed once */
 	bool resent;			/* an RNR retry: counted already */
 	u8 rnr_timer;			/* out: responder's RNR NAK timer */
+	u8 sw_port;			/* switch port it came in by; 0: ours */
 };
 
 /* How a delivery went, as the sender's transport sees it. */
@@ -347,6 +348,16 @@ struct sib_mcast_group {
 	struct list_head attached;
 };
 
+/*
+ * The fabric's one switch (sib_switch.c): external port N links the HCA
+ * port of fabric index N - 1; port 0 holds the SM's LID.
+ */
+struct sib_switch {
+	u32 nports;
+	atomic_t sm_act_count;		/* SMInfo ActCount */
+	u64 pma_base[SIB_FABRIC_PORTS + 1][SIB_PMA_NR_FIELDS];
+};
+
 /* The one fabric. */
 struct sib_fabric {
 	spinlock_t lock;		/* topology, LIDs, P_Keys, MFT */
@@ -357,6 +368,7 @@ struct sib_fabric {
 	struct sib_dev *devs[SIB_MAX_DEVICES];
 	u32 ndevs;
 	u32 nports;
+	struct sib_switch sw;
 	struct workqueue_struct *wq;	/* SM, SA and delayed packets */
 	struct dentry *debugfs;
 
@@ -525,6 +537,7 @@ enum sib_delivery sib_deliver(struct sib_pkt *pkt);
 void sib_deliver_later(const struct sib_pkt *pkt, unsigned int delay_ms);
 struct sib_port *sib_port_by_lid(u16 lid);
 struct sib_port *sib_port_by_index(u32 index);
+enum sib_delivery sib_deliver_at(struct sib_pkt *pkt, struct sib_port *dport);
 struct sib_port *sib_port_by_gid(const union ib_gid *gid);
 int sib_mft_set(u16 mlid, const struct sib_port *port, bool member);
 bool sib_mft_has(u16 mlid, const struct sib_port *port);
@@ -586,6 +599,10 @@ int sib_pma_answer(const struct sib_pma_node *node, const struct ib_mad *in,
 u64 sib_pma_raw(struct sib_port *port, enum sib_pma_field f);
 u64 sib_pma_since(u64 raw, u64 base);
 
+/* The switch (sib_switch.c), from the fabric's work queue. */
+void sib_switch_init(u32 nports);
+void sib_switch_smp(struct ib_smp *smp, u32 len, u32 in_port, u16 slid);
+
 /* Subnet administrator (sib_sa.c): a MAD reached the SM's QP1. */
 struct sib_mad_src {
 	struct sib_port *port;		/* requester's port, by SLID */
@@ -600,6 +617,7 @@ struct sib_mad_src {
 int sib_sa_init(void);
 void sib_sa_exit(void);
 void sib_sa_recv(const struct sib_mad_src *src, const void *mad, u32 len);
+void sib_switch_pma(const struct sib_mad_src *src, const void *mad, u32 len);
 void sib_sm_send_mad(const struct sib_mad_src *to, const void *mad, u32 len);
 void sib_sa_port_gone(struct sib_port *port);
 void sib_sa_reregister(void);

@@ -8,6 +8,7 @@
 #include <linux/slab.h>
 #include <linux/rculist.h>
 #include <rdma/ib_mad.h>
+#include <rdma/ib_smi.h>
 #include "sib.h"
 
 /* Payloads copied for later delivery: MADs, and delayed UD packets. */
@@ -324,12 +325,17 @@ static bool transport_ok(const struct sib_qp *qp, const struct sib_pkt *pkt)
 	return qp->dest_qpn == pkt->src_qpn && qp->dest.dlid == pkt->slid;
 }
 
-static enum sib_delivery deliver_unicast(struct sib_pkt *pkt)
+/*
+ * Under rcu_read_lock(): a unicast message reached dport's link.  SMPs
+ * that find no QP0 to take them are VL15 drops as well.
+ */
+enum sib_delivery sib_deliver_at(struct sib_pkt *pkt, struct sib_port *dport)
 {
-	struct sib_port *dport = sib_port_by_lid(pkt->dlid);
+	bool smp = pkt->dst_qpn == 0;
+	enum sib_delivery res;
 	struct sib_qp *qp;
 
-	if (!dport || !sib_port_passes(dport, pkt->dst_qpn == 0)) {
+	if (!sib_port_passes(dport, smp)) {
 		if (pkt->src_port)
 			sib_count(pkt->src_port, SIB_CNT_DROP_PORT_DOWN, 1);
 		return lost(pkt);
@@ -337,8 +343,24 @@ static enum sib_delivery deliver_unicast(struct sib_pkt *pkt)
 	link_count(dport, pkt, false, false);
 	qp = find_qp(dport, pkt->dst_qpn);
 	if (!qp || !transport_ok(qp, pkt))
-		return dropped(pkt, dport, SIB_CNT_DROP_NO_QP);
-	return deliver_to_qp(dport, qp, pkt);
+		res = dropped(pkt, dport, SIB_CNT_DROP_NO_QP);
+	else
+		res = deliver_to_qp(dport, qp, pkt);
+	if (smp && res != SIB_DELIVERED)
+		sib_count(dport, SIB_CNT_VL15_DROPPED, 1);
+	return res;
+}
+
+static enum sib_delivery deliver_unicast(struct sib_pkt *pkt)
+{
+	struct sib_port *dport = sib_port_by_lid(pkt->dlid);
+
+	if (!dport) {
+		if (pkt->src_port)
+			sib_count(pkt->src_port, SIB_CNT_DROP_PORT_DOWN, 1);
+		return lost(pkt);
+	}
+	return sib_deliver_at(pkt, dport);
 }
 
 static enum sib_delivery deliver_multicast(struct sib_pkt *pkt)
@@ -405,8 +427,28 @@ static void sa_work(struct work_struct *work)
 	rcu_read_lock();
 	src.port = sib_port_by_lid(src.slid);
 	rcu_read_unlock();
-	if (src.port)
+	atomic_inc(&sib_fabric.sw.sm_act_count);
+	/* The SA and the switch's PMA share port 0's QP1. */
+	if (src.port && held->data[1] == IB_MGMT_CLASS_PERF_MGMT)
+		sib_switch_pma(&src, held->data, held->pkt.length);
+	else if (src.port)
 		sib_sa_recv(&src, held->data, held->pkt.length);
+	kfree(held);
+}
+
+/* An SMP for the switch: to route on, or to answer. */
+static void switch_work(struct work_struct *work)
+{
+	struct sib_held_pkt *held = container_of(to_delayed_work(work),
+						 struct sib_held_pkt, work);
+	unsigned long flags;
+
+	spin_lock_irqsave(&held_lock, flags);
+	list_del(&held->link);
+	spin_unlock_irqrestore(&held_lock, flags);
+
+	sib_switch_smp((struct ib_smp *)held->data, held->pkt.length,
+		       held->pkt.sw_port, held->pkt.slid);
 	kfree(held);
 }
 
@@ -472,6 +514,23 @@ static enum sib_delivery deliver_to_sm(struct sib_pkt *pkt)
 	return hold_pkt(pkt, sa_work, 0) ? SIB_DELIVERED : SIB_DROPPED;
 }
 
+/*
+ * An SMP an HCA sent: directed-route ones all go to the switch at the
+ * link's other end, LID-routed ones when they are for its LID.
+ */
+static bool smp_for_switch(const struct sib_pkt *pkt)
+{
+	struct ib_mad_hdr hdr;
+	struct ib_sge sge = { .addr = (uintptr_t)&hdr, .length = sizeof(hdr) };
+
+	if (pkt->dst_qpn != 0 || !pkt->sw_port ||
+	    pkt->length < sizeof(struct ib_smp))
+		return false;
+	sib_sg_copy(&sge, 1, 0, pkt->sg, pkt->num_sge, sizeof(hdr));
+	return hdr.mgmt_class == IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE ||
+	       pkt->dlid == SIB_SM_LID;
+}
+
 static bool is_mad(const struct sib_pkt *pkt)
 {
 	return pkt->dst_qpn <= 1;
@@ -524,6 +583,9 @@ enum sib_delivery sib_deliver(struct sib_pkt *pkt)
 	}
 	if (sib_injected_fault(pkt))
 		return lost(pkt);
+	if (smp_for_switch(pkt))
+		return hold_pkt(pkt, switch_work, 0) ? SIB_DELIVERED :
+						      SIB_DROPPED;
 	if (mcast)
 		return deliver_multicast(pkt);
 	if (pkt->dlid == SIB_SM_LID)

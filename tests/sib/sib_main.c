@@ -230,6 +230,7 @@ static int __init sib_init(void)
 	if (!sib_fabric.wq)
 		return -ENOMEM;
 
+	sib_switch_init(devices * ports);
 	ret = sib_sa_init();
 	if (ret)
 		goto err_wq;

@@ -256,6 +256,7 @@ static int execute(struct sib_qp *qp, struct sib_send_wqe *wqe, u8 *rnr_timer)
 		.src_qp = qp,
 		.slid = READ_ONCE(port->lid),
 		.src_qpn = qp->ibqp.qp_num,
+		.sw_port = port->fabric_index + 1,
 		.with_imm = wqe->opcode == IB_WR_SEND_WITH_IMM,
 		.imm = wqe->imm,
 		.solicited = wqe->send_flags & IB_SEND_SOLICITED,
