@@ -6,8 +6,10 @@
  * DMA, so ib_core, ib_mad, ib_sa, ib_cm and IPoIB run on it unmodified.  All
  * ports of all devices hang off one fabric: a packet is "sent" by copying the
  * sender's gather list straight into the receiver's scatter list, in the
- * sender's context.  A built-in subnet manager owns LID 1 and answers SA
- * queries sent to it.
+ * sender's context.  Every port is linked to the fabric's one switch, whose
+ * port 0 holds LID 1: there the built-in subnet manager answers SA queries.
+ * Each port has a subnet management agent and a PMA (process_mad), and so
+ * has the switch; SMPs travel between them by directed route or by LID.
  */
 #ifndef SIB_H
 #define SIB_H
@@ -41,6 +43,7 @@ struct seq_file;
 #define SIB_QKEY_CONTROLLED	0x80000000
 #define SIB_SM_GUID		0x5eb1b0ff00000001ULL
 #define SIB_VENDOR_ID		0x5eb1
+#define SIB_SWITCH_DESC		"sib switch"
 #define SIB_VLARB_CAP		8	/* VLArbitrationTable entries per priority */
 
 /* Counters per port: what crossed it, and what it refused. */
@@ -574,8 +577,12 @@ void sib_sm_sa_sync_work(struct work_struct *work);
 /* Subnet management and performance agents (sib_sma.c, sib_pma.c). */
 struct ib_mad;
 struct ib_smp;
+struct sib_portinfo;
+struct ib_node_info;
 
 void sib_sma_init_port(struct sib_port *port);
+void sib_sma_node_info(struct sib_port *port, struct ib_node_info *ni);
+void sib_sma_portinfo(struct sib_port *port, struct sib_portinfo *pi);
 int sib_process_mad(struct ib_device *ibdev, int flags, u32 port_num,
 		    const struct ib_wc *in_wc, const struct ib_grh *in_grh,
 		    const struct ib_mad *in, struct ib_mad *out,
@@ -601,6 +608,8 @@ u64 sib_pma_since(u64 raw, u64 base);
 
 /* The switch (sib_switch.c), from the fabric's work queue. */
 void sib_switch_init(u32 nports);
+void sib_switch_portinfo(u32 port_num, struct sib_portinfo *pi);
+void sib_switch_node_info(u8 local_port, struct ib_node_info *ni);
 void sib_switch_smp(struct ib_smp *smp, u32 len, u32 in_port, u16 slid);
 
 /* Subnet administrator (sib_sa.c): a MAD reached the SM's QP1. */

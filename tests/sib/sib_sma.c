@@ -91,27 +91,34 @@ struct sma_req {
 	bool set;
 };
 
-static u16 sma_node_info(struct sma_req *r)
+/* NodeInfo (IBA 14.2.5.3) as seen through one of the HCA's ports. */
+void sib_sma_node_info(struct sib_port *port, struct ib_node_info *ni)
 {
-	struct ib_node_info *ni = (struct ib_node_info *)r->out->data;
-	const struct ib_device_attr *attrs = &r->sdev->ibdev.attrs;
+	struct sib_dev *sdev = port->sdev;
+	const struct ib_device_attr *attrs = &sdev->ibdev.attrs;
 
-	if (r->set)
-		return STATUS_UNSUPPORTED;	/* read-only (IBA 14.2.5.3) */
+	memset(ni, 0, sizeof(*ni));
 	ni->base_version = IB_MGMT_BASE_VERSION;
 	ni->class_version = SMA_SM_CLASS_VERSION;
 	ni->node_type = RDMA_NODE_IB_CA;
-	ni->num_ports = r->sdev->nports;
+	ni->num_ports = sdev->nports;
 	ni->sys_guid = attrs->sys_image_guid;
-	ni->node_guid = r->sdev->ibdev.node_guid;
-	ni->port_guid = r->port->guid;
+	ni->node_guid = sdev->ibdev.node_guid;
+	ni->port_guid = port->guid;
 	ni->partition_cap = cpu_to_be16(SIB_PKEY_TABLE_LEN);
 	ni->device_id = cpu_to_be16(attrs->vendor_part_id);
 	ni->revision = cpu_to_be32(attrs->hw_ver);
-	ni->local_port_num = r->port->port_num;
+	ni->local_port_num = port->port_num;
 	ni->vendor_id[0] = (attrs->vendor_id >> 16) & 0xff;
 	ni->vendor_id[1] = (attrs->vendor_id >> 8) & 0xff;
 	ni->vendor_id[2] = attrs->vendor_id & 0xff;
+}
+
+static u16 sma_node_info(struct sma_req *r)
+{
+	if (r->set)
+		return STATUS_UNSUPPORTED;	/* read-only */
+	sib_sma_node_info(r->port, (struct ib_node_info *)r->out->data);
 	return 0;
 }
 
@@ -189,6 +196,16 @@ static void sma_portinfo_get(struct sib_port *port, u8 local_port,
 	pi->speed_ext_active = SMA_SPEED_EXT_EDR;
 	pi->speed_ext_supported = SMA_SPEEDS_EXT;
 	pi->speed_ext_enabled = m->speed_ext_enabled;
+}
+
+/* PortInfo as the SM reads it through the port itself: for the SA. */
+void sib_sma_portinfo(struct sib_port *port, struct sib_portinfo *pi)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&sib_fabric.lock, flags);
+	sma_portinfo_get(port, port->port_num, pi);
+	spin_unlock_irqrestore(&sib_fabric.lock, flags);
 }
 
 /* An "enabled" mask a Set may write: no change, all, or supported bits. */

@@ -27,7 +27,6 @@
 
 #define SW_CLASS_VERSION	1
 #define SW_DEVICE_ID		2
-#define SW_NODE_DESC		"sib switch"
 #define SW_NO_PORT		0xff	/* LFT: not routed */
 #define SW_LID_PERMISSIVE	0xffff
 #define SW_LIFE_TIME		18	/* 4.096 us << 18 */
@@ -103,10 +102,10 @@ struct sw_req {
 	u32 in_port;			/* the port the SMP came in on */
 };
 
-static u16 sw_node_info(struct sw_req *r)
+/* NodeInfo, the SMP having come in on local_port. */
+void sib_switch_node_info(u8 local_port, struct ib_node_info *ni)
 {
-	struct ib_node_info *ni = (struct ib_node_info *)r->out->data;
-
+	memset(ni, 0, sizeof(*ni));
 	ni->base_version = IB_MGMT_BASE_VERSION;
 	ni->class_version = SW_CLASS_VERSION;
 	ni->node_type = RDMA_NODE_IB_SWITCH;
@@ -117,15 +116,20 @@ static u16 sw_node_info(struct sw_req *r)
 	ni->partition_cap = cpu_to_be16(1);
 	ni->device_id = cpu_to_be16(SW_DEVICE_ID);
 	ni->revision = cpu_to_be32(1);
-	ni->local_port_num = r->in_port;
+	ni->local_port_num = local_port;
 	ni->vendor_id[1] = (SIB_VENDOR_ID >> 8) & 0xff;
 	ni->vendor_id[2] = SIB_VENDOR_ID & 0xff;
+}
+
+static u16 sw_node_info(struct sw_req *r)
+{
+	sib_switch_node_info(r->in_port, (struct ib_node_info *)r->out->data);
 	return 0;
 }
 
 static u16 sw_node_desc(struct sw_req *r)
 {
-	strscpy(r->out->data, SW_NODE_DESC, sizeof(r->out->data));
+	strscpy(r->out->data, SIB_SWITCH_DESC, sizeof(r->out->data));
 	return 0;
 }
 
@@ -203,6 +207,14 @@ static void sw_port_info_get(u32 port_num, u8 local_port,
 		pi->phys_state = SW_PHYS_DISABLED;
 	else
 		pi->phys_state = SW_PHYS_POLLING;
+}
+
+/* PortInfo as the SM on port 0 reads it: for the SA. */
+void sib_switch_portinfo(u32 port_num, struct sib_portinfo *pi)
+{
+	rcu_read_lock();
+	sw_port_info_get(port_num, 0, pi);
+	rcu_read_unlock();
 }
 
 static u16 sw_port_info(struct sw_req *r)
