@@ -587,6 +587,7 @@ int sib_process_mad(struct ib_device *ibdev, int flags, u32 port_num,
 		    const struct ib_wc *in_wc, const struct ib_grh *in_grh,
 		    const struct ib_mad *in, struct ib_mad *out,
 		    size_t *out_size, u16 *out_pkey_index);
+bool sib_mad_for_agents(u8 method);
 void sib_smp_begin(const struct ib_smp *in, struct ib_smp *out);
 void sib_smp_end(struct ib_smp *out, u16 status);
 int sib_pma_mad(struct sib_dev *sdev, const struct ib_mad *in,

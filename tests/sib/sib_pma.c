@@ -227,7 +227,15 @@ static u16 pma_class_port_info(struct pma_req *r)
 	return 0;
 }
 
-/* IB_MAD_RESULT_SUCCESS alone: not ours, the MAD agents may take it. */
+/* Any other attribute, or a method a PMA does not have. */
+static u16 pma_unsupported(struct pma_req *r)
+{
+	return r->in->mad_hdr.method == IB_MGMT_METHOD_GET || r->set ?
+	       IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD_ATTRIB :
+	       IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD;
+}
+
+/* IB_MAD_RESULT_SUCCESS alone: answers and traps, for the MAD agents. */
 int sib_pma_answer(const struct sib_pma_node *node, const struct ib_mad *in,
 		   struct ib_mad *out)
 {
@@ -240,9 +248,10 @@ int sib_pma_answer(const struct sib_pma_node *node, const struct ib_mad *in,
 	u16 (*handler)(struct pma_req *r);
 	u16 status;
 
-	if (in->mad_hdr.method != IB_MGMT_METHOD_GET && !r.set)
+	if (sib_mad_for_agents(in->mad_hdr.method))
 		return IB_MAD_RESULT_SUCCESS;
-	switch (in->mad_hdr.attr_id) {
+	switch (in->mad_hdr.method == IB_MGMT_METHOD_GET || r.set ?
+		in->mad_hdr.attr_id : 0) {
 	case IB_PMA_CLASS_PORT_INFO:
 		handler = pma_class_port_info;
 		break;
@@ -253,7 +262,8 @@ int sib_pma_answer(const struct sib_pma_node *node, const struct ib_mad *in,
 		handler = pma_port_counters_ext;
 		break;
 	default:
-		return IB_MAD_RESULT_SUCCESS;
+		handler = pma_unsupported;
+		break;
 	}
 	memcpy(out, in, sizeof(*out));
 	memset(r.out->data, 0, sizeof(r.out->data));

@@ -4,10 +4,11 @@
  * process_mad the SMPs that reach QP0, LID-routed or directed-route (the
  * hop pointer already handled, C14-9), and the SMA answers SubnGet and
  * SubnSet of NodeInfo, NodeDescription, PortInfo, P_KeyTable, GUIDInfo,
- * SLtoVLMappingTable and VLArbitrationTable.  Performance management
- * MADs go to the PMA.  Anything else (SMInfo, traps, vendor attributes)
- * is left to the MAD agents; ib_core answers "unsupported" when no agent
- * takes it.
+ * SLtoVLMappingTable and VLArbitrationTable, and answers any other
+ * attribute or method with the status that says so, as an HCA's firmware
+ * does.  SMInfo and traps are for an SM running on the port (OpenSM's MAD
+ * agent), and answers for whoever asked: those go on to the MAD agents.
+ * Performance management MADs go to the PMA.
  *
  * process_mad may run where sleeping is not allowed: a SubnSet changes
  * the port under sib_fabric.lock, raises the events a real port raises
@@ -47,6 +48,7 @@
 #define SMA_PKEYS_PER_BLOCK	32
 
 #define STATUS_BAD_VERSION	IB_MGMT_MAD_STATUS_BAD_VERSION
+#define STATUS_BAD_METHOD	IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD
 #define STATUS_UNSUPPORTED	IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD_ATTRIB
 #define STATUS_INVALID		IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE
 
@@ -489,6 +491,20 @@ static u16 sma_vlarb(struct sma_req *r)
 	return status;
 }
 
+/* Answers, traps and their repression: for the MAD agents. */
+bool sib_mad_for_agents(u8 method)
+{
+	return (method & IB_MGMT_METHOD_RESP) ||
+	       method == IB_MGMT_METHOD_TRAP ||
+	       method == IB_MGMT_METHOD_TRAP_REPRESS;
+}
+
+static u16 sma_unsupported(struct sma_req *r)
+{
+	return r->in->method == IB_MGMT_METHOD_GET || r->set ?
+	       STATUS_UNSUPPORTED : STATUS_BAD_METHOD;
+}
+
 /* IB_MAD_RESULT_SUCCESS alone: not ours, the MAD agents may take it. */
 static int sma_smp(struct sib_dev *sdev, u32 port_num, const struct ib_mad *in,
 		   struct ib_mad *out)
@@ -503,9 +519,11 @@ static int sma_smp(struct sib_dev *sdev, u32 port_num, const struct ib_mad *in,
 	u16 (*handler)(struct sma_req *r);
 	u16 status;
 
-	if (in->mad_hdr.method != IB_MGMT_METHOD_GET && !r.set)
+	if (sib_mad_for_agents(in->mad_hdr.method) ||
+	    in->mad_hdr.attr_id == IB_SMP_ATTR_SM_INFO)
 		return IB_MAD_RESULT_SUCCESS;
-	switch (in->mad_hdr.attr_id) {
+	switch (in->mad_hdr.method == IB_MGMT_METHOD_GET || r.set ?
+		in->mad_hdr.attr_id : 0) {
 	case IB_SMP_ATTR_NODE_INFO:
 		handler = sma_node_info;
 		break;
@@ -528,7 +546,8 @@ static int sma_smp(struct sib_dev *sdev, u32 port_num, const struct ib_mad *in,
 		handler = sma_vlarb;
 		break;
 	default:
-		return IB_MAD_RESULT_SUCCESS;
+		handler = sma_unsupported;
+		break;
 	}
 	sib_smp_begin(r.in, r.out);
 	if (in->mad_hdr.class_version != SMA_SM_CLASS_VERSION)

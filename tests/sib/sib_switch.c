@@ -183,8 +183,12 @@ static void sw_port_info_get(u32 port_num, u8 local_port,
 	pi->oper_vls = 1;
 	pi->vlarb_high_cap = SIB_VLARB_CAP;
 	pi->vlarb_low_cap = SIB_VLARB_CAP;
-	pi->mtu_cap = IB_MTU_4096;
-	pi->neighbor_mtu = IB_MTU_4096;
+	/*
+	 * The switch is built for the fabric's link MTU (mtu=): an SM that
+	 * takes the smaller MTUCap of a link's ends gives the HCA that one.
+	 */
+	pi->mtu_cap = ib_mtu_int_to_enum(sib_port_mtu);
+	pi->neighbor_mtu = pi->mtu_cap;
 	pi->down_default = SW_PHYS_POLLING;
 	pi->subnet_timeout = SW_LIFE_TIME;
 	if (!port_num) {
@@ -375,9 +379,7 @@ static bool sw_answer(const struct ib_smp *in, struct ib_smp *out,
 {
 	struct sw_req r = { .in = in, .out = out, .in_port = in_port };
 
-	if (in->method & IB_MGMT_METHOD_RESP ||
-	    in->method == IB_MGMT_METHOD_TRAP ||
-	    in->method == IB_MGMT_METHOD_TRAP_REPRESS)
+	if (sib_mad_for_agents(in->method))
 		return false;	/* our SM takes no traps */
 	sib_smp_begin(in, out);
 	sib_smp_end(out, sw_sma(&r));
@@ -508,19 +510,13 @@ void sib_switch_pma(const struct sib_mad_src *src, const void *mad, u32 len)
 	const struct ib_mad_hdr *hdr = mad;
 	struct ib_mad *in, *out;
 
-	if (len < sizeof(*in) || hdr->method & IB_MGMT_METHOD_RESP ||
-	    hdr->method == IB_MGMT_METHOD_TRAP_REPRESS)
+	if (len < sizeof(*in) || sib_mad_for_agents(hdr->method))
 		return;
 	in = kmemdup(mad, sizeof(*in), GFP_KERNEL);
 	out = kzalloc(sizeof(*out), GFP_KERNEL);
 	if (in && out) {
-		/* Nothing else here takes what the PMA does not know. */
-		if (!(sib_pma_answer(&node, in, out) & IB_MAD_RESULT_REPLY)) {
-			memcpy(out, in, sizeof(*out));
-			out->mad_hdr.method = IB_MGMT_METHOD_GET_RESP;
-			out->mad_hdr.status = cpu_to_be16(STATUS_UNSUPPORTED);
-		}
-		sib_sm_send_mad(src, out, sizeof(*out));
+		if (sib_pma_answer(&node, in, out) & IB_MAD_RESULT_REPLY)
+			sib_sm_send_mad(src, out, sizeof(*out));
 	}
 	kfree(in);
 	kfree(out);
