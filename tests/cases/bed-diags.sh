@@ -7,8 +7,10 @@
 # (smpquery, ibroute); the topology (ibnetdiscover); the SM (sminfo); the
 # performance agents counting what ping and iperf3 sent (perfquery, and
 # ib_core's sysfs counters through them); the SA's groups, paths and SM
-# ports (saquery); and a port taken down, armed and activated by SubnSet
-# (ibportstate) with IPoIB following it.
+# ports (saquery); SubnSets by directed route that the tools cannot send
+# (mad-send): a P_KeyTable the in-tree driver's children then use, and
+# what the agents answer to what they do not have; and a port taken down,
+# armed and activated by SubnSet (ibportstate) with IPoIB following it.
 #
 #   h1: ib (sib0 port 1)          switch, LID 1: SM, SA           h2: ib (sib1 port 1)
 #   10.12.0.1 fd12::1  ======  [port P0]  ...  [port P1]  ======  10.12.0.2 fd12::2
@@ -35,8 +37,19 @@ lid_of() { echo $(($(cat "/sys/class/infiniband/$1/ports/1/lid"))); }
 guid_of() {
 	printf '0x%s\n' "$(cut -d: -f5-8 "/sys/class/infiniband/$1/ports/1/gids/0" | tr -d :)"
 }
-smp() { smpquery "${FROM[@]}" "$@"; }
+sq() { smpquery "${FROM[@]}" "$@"; }
 pma() { perfquery "${FROM[@]}" "$@"; }
+# umad_of IBDEV PORT: the umad device of that port.
+umad_of() {
+	local u
+	for u in /sys/class/infiniband_mad/umad*; do
+		[ "$(cat "$u/ibdev")" = "$1" ] && [ "$(cat "$u/port")" = "$2" ] &&
+			{ echo "/dev/infiniband/${u##*/}"; return 0; }
+	done
+	return 1
+}
+# status_of ARGS...: the status of the answer mad-send gets from sib0 port 1.
+status_of() { mad-send "$umad" "$@" | sed -n 's/^status //p'; }
 # shellcheck disable=SC2317 # called by wait_for
 carrier_off() { ! carrier_is_on "$@"; }
 # shellcheck disable=SC2317 # called by wait_for
@@ -63,39 +76,39 @@ for dev in sib0 sib1; do
 done
 
 step "the HCA's SMA: by directed route (local) and by LID (across the fabric)"
-out=$(smp nodeinfo -D 0)
+out=$(sq nodeinfo -D 0)
 echo "$out"
 assert_eq "$(field NodeType <<<"$out")" "Channel Adapter" "node type"
 assert_eq "$(field PortGuid <<<"$out")" "$guid0" "sib0 port GUID"
 assert_eq "$(field LocalPort <<<"$out")" 1 "local port"
-out=$(smp portinfo -D 0)
+out=$(sq portinfo -D 0)
 assert_eq "$(field LinkState <<<"$out")" Active "sib0 link state"
 assert_eq "$(field Lid <<<"$out")" "$lid0" "sib0 LID in PortInfo"
 assert_eq "$(field SMLid <<<"$out")" 1 "sib0 SM LID in PortInfo"
 assert_eq "$(field NeighborMTU <<<"$out")" 2048 "sib0 active MTU"
-assert_eq "$(smp nodedesc "$lid1" | field 'Node Description')" "sib software HCA 1" "sib1 by LID"
-assert_eq "$(smp nodeinfo "$lid1" | field PortGuid)" "$guid1" "sib1 port GUID by LID"
+assert_eq "$(sq nodedesc "$lid1" | field 'Node Description')" "sib software HCA 1" "sib1 by LID"
+assert_eq "$(sq nodeinfo "$lid1" | field PortGuid)" "$guid1" "sib1 port GUID by LID"
 
 step "the switch, one hop away by directed route"
-out=$(smp nodeinfo -D 0,1)
+out=$(sq nodeinfo -D 0,1)
 echo "$out"
 assert_eq "$(field NodeType <<<"$out")" Switch "node type one hop away"
 assert_eq "$(field Guid <<<"$out")" "$SW_GUID" "switch GUID"
 assert_eq "$(field NumPorts <<<"$out")" 2 "switch ports"
 p0=$(field LocalPort <<<"$out")
-out=$(smp portinfo -D 0,1 0)
+out=$(sq portinfo -D 0,1 0)
 assert_eq "$(field Lid <<<"$out")" 1 "switch port 0 LID"
 assert grep -q IsSM <<<"$out"
 p1=
 for p in 1 2; do
-	if [ "$(smp nodeinfo -D "0,1,$p" | field PortGuid)" = "$guid1" ]; then
+	if [ "$(sq nodeinfo -D "0,1,$p" | field PortGuid)" = "$guid1" ]; then
 		p1=$p
 	fi
 done
 [ -n "$p1" ] || fail "no switch port leads to sib1 by directed route"
 echo "sib0 on switch port $p0, sib1 on switch port $p1"
-assert_eq "$(smp portinfo -D "0,1,$p1" | field Lid)" "$lid1" "sib1 LID, two hops away"
-assert_eq "$(smp portinfo -D 0,1 "$p1" | field LinkState)" Active "switch port $p1 state"
+assert_eq "$(sq portinfo -D "0,1,$p1" | field Lid)" "$lid1" "sib1 LID, two hops away"
+assert_eq "$(sq portinfo -D 0,1 "$p1" | field LinkState)" Active "switch port $p1 state"
 out=$(ibroute "${FROM[@]}" 1)
 echo "$out"
 assert grep -q "^$(printf '0x%04x %03d ' "$lid1" "$p1")" <<<"$out"
@@ -160,6 +173,36 @@ echo "$out"
 assert_eq "$(sed -n '/^IsSM ports/,/^IsSMdisabled/p' <<<"$out" | sa_field EndPortLid)" 1 "IsSM port LID"
 caps=$(sed -n '/^IsSM ports/,/^IsSMdisabled/p' <<<"$out" | sa_field capability_mask)
 assert_eq "$((caps & 2))" 2 "IsSM in its capability mask"
+
+step "SubnSet P_KeyTable by directed route, here and through the switch"
+umad=$(umad_of sib0 1)
+out=$(mad-send "$umad" smp 0 2 0x16 0 ffff8001)
+echo "$out"
+assert_eq "$(head -n 1 <<<"$out")" "status 0x0000" "P_KeyTable set on sib0"
+assert grep -q "^ffff8001" <<<"$out"
+assert_eq "$(status_of smp "0,1,$p1" 2 0x16 0 ffff8001)" 0x0000 "P_KeyTable set on sib1, 2 hops away"
+assert_eq "$(cat /sys/class/infiniband/sib1/ports/1/pkeys/1)" 0x8001 "sib1 P_Key 1 (ib_core's cache)"
+assert_eq "$(cut -d' ' -f2 "$SIB/sib0/port1/pkeys")" 0x8001 "sib0 P_Key 1 (the fabric's table)"
+wait_for 10 grep -q "^ff12:401b:8001:0000:0000:0000:ffff:ffff .* permanent" "$SIB/sa_groups" ||
+	fail "the SM made no broadcast group for partition 0x8001"
+ip -n h1 link add link "$a" name "$a.8001" type ipoib pkey 0x8001
+ip -n h2 link add link "$b" name "$b.8001" type ipoib pkey 0x8001
+ip -n h1 addr add 10.13.0.1/24 dev "$a.8001"
+ip -n h2 addr add 10.13.0.2/24 dev "$b.8001"
+ip -n h1 link set "$a.8001" up
+ip -n h2 link set "$b.8001" up
+wait_carrier h1 "$a.8001"
+wait_carrier h2 "$b.8001"
+assert on h1 ping -c 3 -i 0.2 -W 2 10.13.0.2
+
+step "what the agents answer to what they do not have"
+assert_eq "$(status_of smp 0 1 0xff20 0)" 0x000c "SubnGet of an unknown attribute"
+assert_eq "$(status_of smp 0 2 0x11 0)" 0x000c "SubnSet of NodeInfo, read-only"
+assert_eq "$(status_of smp 0 3 0x11 0)" 0x0008 "method 3 (Send) to an SMA"
+assert_eq "$(status_of smp 0 1 0x15 9)" 0x001c "PortInfo of port 9 of a 1-port HCA"
+assert_eq "$(status_of smp 0,1 2 0x19 0)" 0x000c "SubnSet of the switch's LFT"
+assert_eq "$(status_of pma "$lid1" 1 0x99 0)" 0x000c "PMA Get of an unknown attribute"
+assert_eq "$(status_of pma "$lid1" 1 0x12 0 00000000)" 0x001c "PortCounters of port 0 of an HCA"
 
 step "ibportstate: sib1 down, armed, active by SubnSet; IPoIB follows"
 ibportstate "${FROM[@]}" "$lid1" 1 down
