@@ -10,10 +10,12 @@
  *   sm_restart                         write: every port must rejoin
  *   sa_groups                          the SA's multicast groups and members
  *   ports                              one line per port
- *   sibN/portP/state                   ACTIVE or DOWN; write up or down
+ *   sibN/portP/state                   ACTIVE, ARMED, INIT or DOWN; write up
+ *                                      or down
  *   sibN/portP/lid, mtu, pkeys         read and change
  *   sibN/portP/event                   write an event name to raise it
- *   sibN/portP/counters                traffic and drops; write 0 to clear
+ *   sibN/portP/counters                traffic, drops and the link as the PMA
+ *                                      counts it; write 0 to clear
  *                                      (ipoib's counts too)
  *   sibN/portP/rx_stall                1: no receive buffers but QP0/QP1's
  *   sibN/portP/ipoib                   what it sent: TRANSPORT CLASS PACKETS
@@ -29,7 +31,16 @@
 
 static const char *state_name(enum ib_port_state state)
 {
-	return state == IB_PORT_ACTIVE ? "ACTIVE" : "DOWN";
+	switch (state) {
+	case IB_PORT_ACTIVE:
+		return "ACTIVE";
+	case IB_PORT_ARMED:
+		return "ARMED";
+	case IB_PORT_INIT:
+		return "INIT";
+	default:
+		return "DOWN";
+	}
 }
 
 static char *read_user(const char __user *ubuf, size_t len)
@@ -221,6 +232,7 @@ static int counters_store(struct sib_port *port, char *buf)
 	if (strcmp(buf, "0"))
 		return -EINVAL;
 	sib_counters_clear(port);
+	sib_pma_clear(port);
 	return 0;
 }
 
