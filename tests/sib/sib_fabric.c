@@ -643,7 +643,7 @@ enum sib_delivery sib_deliver(struct sib_pkt *pkt)
 	if (sib_injected_fault(pkt))
 		return lost(pkt);
 	if (smp_for_switch(pkt))
-		return hold_pkt(pkt, switch_work, 0) ? SIB_DELIVERED :
+		return hold_pkt(pkt, switch_work, 0, false) ? SIB_DELIVERED :
 						      SIB_DROPPED;
 	if (mcast)
 		return deliver_multicast(pkt);
