@@ -11,9 +11,9 @@
 # Source after common.sh and ib.sh.
 
 # Rounds and seconds per run: bench.rounds= and bench.secs= on the kernel
-# command line (tests/bench/run --rounds/--secs), else 3 and 3.
+# command line (tests/bench/run --rounds/--secs), else 5 and 3 as there.
 BENCH_ROUNDS=$(sed -n 's/.*bench\.rounds=\([0-9]*\).*/\1/p' /proc/cmdline)
-BENCH_ROUNDS=${BENCH_ROUNDS:-3}
+BENCH_ROUNDS=${BENCH_ROUNDS:-5}
 BENCH_SECS=$(sed -n 's/.*bench\.secs=\([0-9]*\).*/\1/p' /proc/cmdline)
 BENCH_SECS=${BENCH_SECS:-3}
 # Module parameters for the in-tree driver: bench.intree=a=1,b=2 on the
