@@ -203,10 +203,10 @@ sm_restart() {
 # fabric_up's partitions file, written again and read at the sweep a
 # SIGHUP starts.  Back once every port has the table.
 sm_set_pkeys() {
-	local f k p params
+	local f k p sib_args
 	if [ "$SIB_SM" = opensm ]; then
-		read -ra params <fabric-parameters
-		fabric_partitions "${params[@]}" "pkeys=$1" >fabric-partitions.conf
+		read -ra sib_args <fabric-parameters
+		fabric_partitions "${sib_args[@]}" "pkeys=$1" >fabric-partitions.conf
 		kill -HUP "$(cat "$PWD/opensm-sm0/pid")"
 	else
 		for f in "$SIB"/sib*/port*/pkeys; do
