@@ -6,8 +6,8 @@
 # (ipoib_alt) on sib0 and sib2, the in-tree one on sib1.  Before OpenSM
 # the ports wait in INIT without a LID; after it, ibstat shows them ACTIVE
 # with OpenSM's port as their SM, ibnetdiscover the switch and the three
-# HCAs, saquery the groups the drivers joined, perfquery counters that
-# grow with traffic.  Each driver's interface takes the MTU of the group
+# HCAs, saquery the groups the drivers joined (MGID, MTU, P_Key, rate),
+# perfquery counters that grow with traffic.  Each driver's interface takes the MTU of the group
 # OpenSM made for its partition, not the port's 4096: 2048 in the
 # default partition, 4096 in 0x8002.  In 0x8003 sib1 and sib2 are
 # limited members: each reaches sib0, a full member, and not each other.
@@ -33,8 +33,8 @@ field() { sed -n "s/^[[:space:]]*$1:[.[:space:]]*//p" | head -n 1; }
 sa_field() { sed -n "s/^[[:space:]]*$1\.\.*//p" | head -n 1; }
 lid_of() { echo $(($(cat "/sys/class/infiniband/$1/ports/1/lid"))); }
 mtu_of() { ip netns exec "$1" cat "/sys/class/net/$2/mtu"; }
-# group GROUPS MGID: saquery -g's record of that group (full MGID).
-group() { grep -A8 "MGID\.*$2\$" <<<"$1"; }
+# group GROUPS MGID: saquery -g's record of that group (MGID as it prints it).
+group() { grep -A5 "MGID\.*$2\$" <<<"$1"; }
 
 modprobe sib sm=external devices=3 ports=1 mtu=4096
 modprobe ib_umad
@@ -72,7 +72,7 @@ for dev in sib0 sib1 sib2; do
 done
 out=$(sminfo "${FROM[@]}")
 echo "$out"
-assert grep -q "sm lid $lid0 sm guid $guid0,.* SMINFO_MASTER" <<<"$out"
+assert grep -q "sm lid $lid0 sm guid $(printf 0x%x "$guid0"),.* SMINFO_MASTER" <<<"$out"
 
 step "ibnetdiscover: the switch, LID'd by OpenSM, and the three HCAs"
 topo=$(ibnetdiscover "${FROM[@]}")
@@ -133,18 +133,18 @@ fi
 step "saquery -g: the groups the drivers joined, as OpenSM made them"
 groups=$(saquery "${FROM[@]}" -g)
 echo "$groups"
-g=$(group "$groups" ff12:401b:ffff:0000:0000:0000:ffff:ffff) ||
+g=$(group "$groups" ff12:401b:ffff::ffff:ffff) ||
 	fail "no broadcast group in the default partition"
 assert_eq "$(sa_field Mtu <<<"$g")" 0x84 "default broadcast group MTU (2048)"
 assert_eq "$(sa_field pkey <<<"$g")" 0xFFFF "default broadcast group P_Key"
-assert_eq "$(sa_field Qkey <<<"$g")" 0x0000000B "broadcast group Q_Key"
-g=$(group "$groups" ff12:401b:8002:0000:0000:0000:ffff:ffff) ||
+assert_eq "$(sa_field Rate <<<"$g")" 0x90 "default broadcast group rate (100 Gb/s)"
+g=$(group "$groups" ff12:401b:8002::ffff:ffff) ||
 	fail "no broadcast group in partition 0x8002"
 assert_eq "$(sa_field Mtu <<<"$g")" 0x85 "0x8002 broadcast group MTU (4096)"
 assert_eq "$(sa_field pkey <<<"$g")" 0x8002 "0x8002 broadcast group P_Key"
-group "$groups" ff12:401b:ffff:0000:0000:0000:0000:0001 >/dev/null ||
+group "$groups" ff12:401b:ffff::1 >/dev/null ||
 	fail "no IPv4 all-hosts group"
-group "$groups" ff12:601b:ffff:0000:0000:0000:0000:0001 >/dev/null ||
+group "$groups" ff12:601b:ffff::1 >/dev/null ||
 	fail "no IPv6 all-nodes group"
 
 step "perfquery: sib1's counters grow with traffic"
