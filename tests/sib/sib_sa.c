@@ -15,7 +15,10 @@
 #include "sib_sa.h"
 #include "sib_smp_wire.h"
 
-#define SA_RESP_TIME		18	/* 4.096 us << 18: about a second */
+#define SA_RESP_TIME		16	/* 4.096 us << 16: OpenSM's 200 ms */
+/* ClassPortInfo CapabilityMask: the SA class's own bits */
+#define SA_CAP_UD_MULTICAST	BIT(9)	/* MCMemberRecord joins */
+#define SA_CAP_PIR_CAPMASK_MATCH BIT(13) /* PortInfoRecord, bitwise CapMask */
 
 /* The answer: records at a fixed stride, one for a Get. */
 
@@ -58,6 +61,12 @@ static u16 sa_class_port_info(struct sa_ctx *ctx)
 		.class_version = IB_SA_CLASS_VERSION,
 	};
 
+	/* Not redirected: the answer names QP1 and its Q_Key, as OpenSM does. */
+	cpi.redirect_qp = cpu_to_be32(1);
+	cpi.redirect_qkey = cpu_to_be32(IB_QP1_QKEY);
+	cpi.trap_qkey = cpu_to_be32(IB_QP1_QKEY);
+	cpi.capability_mask = cpu_to_be16(SA_CAP_UD_MULTICAST |
+					  SA_CAP_PIR_CAPMASK_MATCH);
 	ib_set_cpi_capmask2(&cpi, IB_SA_CAP_MASK2_SENDONLY_FULL_MEM_SUPPORT);
 	ib_set_cpi_resp_time(&cpi, SA_RESP_TIME);
 	memcpy(ctx->resp.data, &cpi, sizeof(cpi));
@@ -126,6 +135,8 @@ static u16 sa_path_fill(const struct sa_ctx *ctx, const struct sa_path *req,
 			struct sa_path *pr)
 {
 	ib_sa_comp_mask cm = ctx->comp;
+	/* A port's path to itself crosses no link: OpenSM gives it 0. */
+	u8 life = sp == dp ? 0 : SA_PKT_LIFE;
 	int mtu, path_mtu;
 
 	if ((cm & IB_SA_PATH_REC_RAW_TRAFFIC) && req->raw_traffic)
@@ -146,7 +157,7 @@ static u16 sa_path_fill(const struct sa_ctx *ctx, const struct sa_path *req,
 			SA_RATE, req->rate.val) ||
 	    !sa_sel_ok(sa_req_sel(cm, IB_SA_PATH_REC_PACKET_LIFE_TIME_SELECTOR,
 				  IB_SA_PATH_REC_PACKET_LIFE_TIME, req->life),
-		       SA_PKT_LIFE, req->life.val))
+		       life, req->life.val))
 		return SA_ERR_NO_RECORDS;
 
 	if (cm & IB_SA_PATH_REC_SERVICE_ID)
@@ -165,11 +176,11 @@ static u16 sa_path_fill(const struct sa_ctx *ctx, const struct sa_path *req,
 		pr->qos_class = req->qos_class;
 	if (cm & IB_SA_PATH_REC_SL)
 		pr->sl = req->sl;
+	/* NumbPath asks for paths; an answer leaves it 0, as OpenSM's do. */
 	pr->reversible = true;
-	pr->numb_path = 1;
 	pr->mtu = sa_exactly(mtu);
 	pr->rate = sa_exactly(SA_RATE);
-	pr->life = sa_exactly(SA_PKT_LIFE);
+	pr->life = sa_exactly(life);
 	return 0;
 }
 

@@ -13,8 +13,9 @@
 #include "sib_sa.h"
 
 #define SA_SCOPE_LINK		2
-#define SA_IPOIB_QKEY		0x0000000b
+#define SA_IPOIB_QKEY		0x00000b1b	/* what OpenSM gives an ipoib partition */
 #define SA_PKEY_FULL		0x8000
+#define SA_LIFE_MAX		0x3f	/* PacketLifeTime is 6 bits */
 
 /*
  * JoinState bits.  FullMembers and NonMembers receive, so the switch
@@ -181,6 +182,19 @@ static void sa_mcm_reply(struct sa_ctx *ctx, const struct sa_group *grp,
 	sa_mcm_encode(&rec, slot);
 }
 
+/*
+ * A query's record: IBA has the SA zero PortGID, JoinState and
+ * ProxyJoin for a requester without the SM_Key, and this SA has none to
+ * give, so every requester gets them zeroed (as OpenSM answers saquery).
+ */
+static void sa_mcm_reply_untrusted(struct sa_ctx *ctx,
+				   const struct sa_group *grp)
+{
+	static const union ib_gid no_gid;
+
+	sa_mcm_reply(ctx, grp, &no_gid, 0);
+}
+
 /* The group attributes a request names, checked against a group. */
 static bool sa_group_matches(const struct sa_mcm *g, const struct sa_mcm *q,
 			     ib_sa_comp_mask cm)
@@ -296,7 +310,7 @@ static u16 sa_group_create(const struct sa_ctx *ctx, const struct sa_mcm *req,
 	ib_sa_comp_mask cm = ctx->comp;
 	struct sa_mcm attr = {};
 	struct sa_group *grp;
-	int mtu;
+	int mtu, life = 0;
 	u16 status;
 
 	if ((cm & need) != need)
@@ -305,12 +319,21 @@ static u16 sa_group_create(const struct sa_ctx *ctx, const struct sa_mcm *req,
 	    sib_pkey_find(port, req->pkey) < 0)
 		return SA_ERR_REQ_INVALID;
 	/*
-	 * Rate and lifetime are the fabric's; the MTU the port's, or less,
-	 * and never above the configured group MTU: a request that insists
-	 * on more is refused.
+	 * The rate is the fabric's; the lifetime the one the join names, or
+	 * 0 (as OpenSM keeps it); the MTU the port's, or less, and never
+	 * above the configured group MTU: a request that insists on more is
+	 * refused.
 	 */
 	attr.rate = sa_exactly(SA_RATE);
-	attr.life = sa_exactly(SA_PKT_LIFE);
+	if (cm & IB_SA_MCMEMBER_REC_PACKET_LIFE_TIME)
+		life = sa_sel_pick(sa_req_sel(cm,
+					      IB_SA_MCMEMBER_REC_PACKET_LIFE_TIME_SELECTOR,
+					      IB_SA_MCMEMBER_REC_PACKET_LIFE_TIME,
+					      req->life),
+				   req->life.val, 0, SA_LIFE_MAX);
+	if (life < 0)
+		return SA_ERR_REQ_INVALID;
+	attr.life = sa_exactly(life);
 	mtu = sa_sel_pick(sa_req_sel(cm, IB_SA_MCMEMBER_REC_MTU_SELECTOR,
 				     IB_SA_MCMEMBER_REC_MTU, req->mtu),
 			  req->mtu.val, IB_MTU_256,
@@ -395,25 +418,24 @@ static u16 sa_mcm_leave(struct sa_ctx *ctx, const struct sa_mcm *req)
 	return 0;
 }
 
+/* A group matches a query's join state by its members' (one or all). */
 static void sa_mcm_query_one(struct sa_ctx *ctx, const struct sa_group *grp,
-			     const union ib_gid *gid, u8 state,
-			     const struct sa_mcm *req)
+			     u8 state, const struct sa_mcm *req)
 {
 	if ((ctx->comp & IB_SA_MCMEMBER_REC_JOIN_STATE) &&
 	    (state & req->join_state) != req->join_state)
 		return;
-	sa_mcm_reply(ctx, grp, gid, state);
+	sa_mcm_reply_untrusted(ctx, grp);
 }
 
 /*
- * Get and GetTable.  Naming a port GID asks for that member's record in
- * each group; otherwise each group answers once, with no port GID and
- * its members' join states together, as OpenSM answers a requester that
- * does not hold the SM_Key.
+ * Get and GetTable.  Naming a port GID asks whether that port is a member
+ * of each group; otherwise a group matches by its members' join states
+ * together.  Either way a group answers once, with no port GID or join
+ * state (sa_mcm_reply_untrusted).
  */
 static u16 sa_mcm_query(struct sa_ctx *ctx, const struct sa_mcm *req)
 {
-	static const union ib_gid no_gid;
 	const struct sa_member *mbr;
 	const struct sa_group *grp;
 	u8 state;
@@ -425,13 +447,13 @@ static u16 sa_mcm_query(struct sa_ctx *ctx, const struct sa_mcm *req)
 			state = 0;
 			list_for_each_entry(mbr, &grp->members, link)
 				state |= mbr->join_state;
-			sa_mcm_query_one(ctx, grp, &no_gid, state, req);
+			sa_mcm_query_one(ctx, grp, state, req);
 			continue;
 		}
 		list_for_each_entry(mbr, &grp->members, link)
 			if (sa_gid_eq(&mbr->gid, &req->port_gid))
-				sa_mcm_query_one(ctx, grp, &mbr->gid,
-						 mbr->join_state, req);
+				sa_mcm_query_one(ctx, grp, mbr->join_state,
+						 req);
 	}
 	return sib_sa_found(ctx);
 }

@@ -23,7 +23,7 @@
 /* PortInfo encodings (IBA 14.2.5.6). */
 #define SMA_SLS			16
 #define SMA_RESP_TIME		8	/* 4.096 us << 8: about 1 ms */
-#define SMA_SUBNET_TIMEOUT	18
+#define SMA_SUBNET_TIMEOUT	14	/* the built-in SM's, as its SA's path lifetimes */
 #define SMA_SM_CLASS_VERSION	1
 #define SMA_GUIDS_PER_BLOCK	8
 #define SMA_PKEYS_PER_BLOCK	32
