@@ -79,22 +79,24 @@ port_guid() {
 	printf '0x%s\n' "$(cut -d: -f5-8 "/sys/class/infiniband/$1/ports/$2/gids/0" | tr -d :)"
 }
 
-# opensm_up [--on IBDEV PORT] [--name NAME] [--standby] [PARTITIONS_FILE]
-#           [OPENSM_OPTION...]:
+# opensm_up [--on IBDEV PORT] [--name NAME] [--standby] [--set "KEY VALUE"]...
+#           [PARTITIONS_FILE] [OPENSM_OPTION...]:
 # start OpenSM (Debian's) bound to that port (default sib0 port 1), with
 # a config pointing at PARTITIONS_FILE (default: OpenSM's own default
-# partition), its log, cache and dumps in ./opensm-NAME/ (default sm0),
+# partition) and holding each --set line (an opensm.conf option), its
+# log, cache and dumps in ./opensm-NAME/ (default sm0),
 # and wait until it is master and the subnet is up: its log says so,
 # sminfo answers it as master and every port is ACTIVE.  With --standby,
 # wait only until it has swept and stands by for the master.  Needs sib
 # loaded with sm=external.
 opensm_up() {
-	local dev=sib0 port=1 name=sm0 standby='' conf='' dir
+	local dev=sib0 port=1 name=sm0 standby='' conf='' dir sets=()
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--on) dev=$2 port=$3; shift 3 ;;
 		--name) name=$2; shift 2 ;;
 		--standby) standby=1; shift ;;
+		--set) sets+=("$2"); shift 2 ;;
 		*) break ;;
 		esac
 	done
@@ -112,11 +114,12 @@ opensm_up() {
 		echo "log_file $dir/opensm.log"
 		echo "force_log_flush TRUE"
 		echo "dump_files_dir $dir"
+		[ ${#sets[@]} -eq 0 ] || printf '%s\n' "${sets[@]}"
 	} >"$dir/opensm.conf"
 	echo "$dev $port" >"$dir/port"
 	: >"$dir/options"
 	[ $# -eq 0 ] || printf '%s\n' "$@" >"$dir/options"
-	echo "opensm_up: OpenSM $name on $dev port $port${conf:+, partitions ${conf##*/}}${*:+, options $*}"
+	echo "opensm_up: OpenSM $name on $dev port $port${conf:+, partitions ${conf##*/}}${sets[*]:+, set ${sets[*]}}${*:+, options $*}"
 	osm_start "$name" "$standby"
 }
 
@@ -221,6 +224,32 @@ sm_set_pkeys() {
 	done
 }
 
+# sm_set_lid IBDEV PORT LID: the SM moves that port to LID: the built-in
+# one through debugfs (only that port sees an event); OpenSM stopped,
+# the port's line of its guid2lid cache changed, and started again (it
+# gives a port the LID its cache names; starting, it also asks every port
+# to reregister).  Back once the port has the LID.
+sm_set_lid() {
+	local cache
+	if [ "$SIB_SM" = opensm ]; then
+		cache=$PWD/opensm-sm0/cache/guid2lid
+		opensm_down sm0
+		[ -s "$cache" ] || fail "OpenSM left no guid2lid file in its cache"
+		awk -v g="$(port_guid "$1" "$2")" -v lid="$3" '
+			tolower($1) == tolower(g) { printf "%s 0x%04x 0x%04x\n", $1, lid, lid; next }
+			{ print }' "$cache" >"$cache.new"
+		mv "$cache.new" "$cache"
+		osm_start sm0 ''
+	else
+		echo "$3" >"$SIB/$1/port$2/lid"
+	fi
+	wait_for 30 port_lid_is "$1" "$2" "$3" ||
+		fail "$1 port $2: LID $(cat "/sys/class/infiniband/$1/ports/$2/lid"), not $3"
+}
+
+# port_lid_is IBDEV PORT LID: ib_core has the port at LID.
+port_lid_is() { [ $(($(cat "/sys/class/infiniband/$1/ports/$2/lid"))) = $(($3)) ]; }
+
 # port_has_pkey SYSFS_PORT PKEY: the port's table holds PKEY.
 port_has_pkey() { grep -qix "$(printf '0x%04x' "$2")" "$1"/pkeys/*; }
 
@@ -229,6 +258,16 @@ port_has_pkey() { grep -qix "$(printf '0x%04x' "$2")" "$1"/pkeys/*; }
 sa_has_group() {
 	modprobe ib_umad
 	saquery -C sib0 -P 1 -g --mgid "$1" | grep -q MGID
+}
+
+# sa_group_mtu MGID: the MTU (bytes) of that group, as the SA (the
+# built-in one or OpenSM's) answers saquery from sib0 port 1.
+sa_group_mtu() {
+	local code
+	modprobe ib_umad
+	code=$(saquery -C sib0 -P 1 -g --mgid "$1" | sed -n 's/^[[:space:]]*Mtu\.*//p' | head -n 1)
+	[ -n "$code" ] || return 1
+	echo $((128 << (code & 0x3f)))
 }
 
 all_ports_active() {
