@@ -22,6 +22,11 @@ set -eu
 # shellcheck source=SCRIPTDIR/../lib/ib.sh
 . "$TESTS_LIB/ib.sh"
 
+# What this case reads is the built-in SM's own doing (its SM at the
+# switch's LID 1, its SA's tables, SubnSets that OpenSM would undo at its
+# next sweep): it runs under the built-in SM whatever --sm says, and
+# osm-fabric asks the same tools under OpenSM.
+SIB_SM=builtin
 SW_GUID=0x5eb1b0ff00000001
 BCAST=ff12:401b:ffff::ffff:ffff
 # The tools speak from sib0 port 1, whatever order they find the HCAs in.

@@ -47,9 +47,7 @@ fi
 assert_eq "$(cat "$SIB/group_mtu")" 2048 "group_mtu after a bad write"
 intree_up
 two_hosts ib_ipoib 10.9.0 fd09
-grep "^$BCAST_MGID " "$SIB/sa_groups"
-bmtu=$(awk -v g="$BCAST_MGID" '$1 == g { for (i = 2; i < NF; i++) if ($i == "mtu") print $(i + 1) }' "$SIB/sa_groups")
-assert_eq "$bmtu" 2048 "broadcast group MTU in sa_groups"
+assert_eq "$(sa_group_mtu "$BCAST_MGID")" 2048 "broadcast group MTU (saquery)"
 assert_eq "$(ip netns exec h1 cat "/sys/class/net/$a/mtu")" 2044 "datagram MTU on a 4096 port"
 
 step "datagram mode: pings counted as ud arp, ipv4, nd, ipv6"

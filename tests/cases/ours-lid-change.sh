@@ -7,7 +7,9 @@
 # the SA again (path_lid_moved), and reach the peer at its new LID.  The
 # in-tree driver keeps its path and the old LID until some event of its
 # own flushes it.  Datagram mode with a TCP stream running across the
-# change, then connected mode with 60 kB pings.
+# change, then connected mode with 60 kB pings.  Under OpenSM (--sm
+# opensm) the LID moves as OpenSM moves one (sm_set_lid), and what is
+# asserted is h1 reaching h2 at its new LID.
 #
 #   h1: ib (sib0) 10.20.0.1  ===  h2: ib (sib1) 10.20.0.2, LID changed
 #
@@ -37,7 +39,7 @@ ours_up
 two_hosts ib_ipoib 10.20.0
 gid2=$(cat /sys/class/infiniband/sib1/ports/1/gids/0)
 assert on h1 ping -c 2 -i 0.2 -W 2 10.20.0.2
-lid=$(cat "$SIB/sib1/port1/lid")
+lid=$(($(cat /sys/class/infiniband/sib1/ports/1/lid)))
 path_is "$lid" || fail "path to h2: LID $(path_lid "$a"), port LID $lid"
 
 # change_lid NEW [SIZE]: h2's port moves to LID NEW; h1's pings of SIZE
@@ -46,11 +48,13 @@ path_is "$lid" || fail "path to h2: LID $(path_lid "$a"), port LID $lid"
 change_lid() {
 	local moved
 	moved=$(stat_of h1 "$a" path_lid_moved)
-	echo "$1" >"$SIB/sib1/port1/lid"
-	assert_eq "$(cat "$SIB/sib1/port1/lid")" "$1" "h2's LID"
+	sm_set_lid sib1 1 "$1"
 	wait_for 30 reaches_at "$1" "${2:-}" ||
 		fail "h1 does not reach h2 at LID $1; its path names $(path_lid "$a")"
-	assert_ge "$(( $(stat_of h1 "$a" path_lid_moved) - moved ))" 1 "path_lid_moved"
+	# OpenSM moves a LID by starting again, which has h1 reregister and
+	# ask for its paths anyway; only the built-in SM moves h2's alone.
+	[ "$SIB_SM" = opensm ] ||
+		assert_ge "$(( $(stat_of h1 "$a" path_lid_moved) - moved ))" 1 "path_lid_moved"
 }
 
 step "datagram mode: LID 0x$(printf '%x' "$lid") -> 0x40 under TCP"
