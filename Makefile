@@ -80,6 +80,12 @@ check-6.12:
 check-rt:
 	$(top)/tests/check --kernel-version 6.12-rt $(CASES)
 
+# The cases under Debian's OpenSM instead of the built-in SM (--sm opensm);
+# CASES narrows them (default: every bed-, ours-, interop- and cm- case).
+OSM_CASES = $(wildcard $(addprefix $(top)/tests/cases/,bed-*.sh ours-*.sh interop-*.sh cm-*.sh))
+check-opensm:
+	$(top)/tests/vm/run --sm opensm $(or $(CASES),$(OSM_CASES))
+
 demo:
 	$(top)/tests/demo/run
 
