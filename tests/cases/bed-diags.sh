@@ -167,7 +167,8 @@ assert_eq "$(sa_field Mlid <<<"$grp" | tr A-F a-f)" "$mlid" "broadcast group MLI
 assert_eq "$(sa_field pkey <<<"$grp")" 0xFFFF "broadcast group P_Key"
 assert_eq "$(sa_field Mtu <<<"$grp")" 0x84 "broadcast group MTU (exactly 2048)"
 out=$(saquery "${FROM[@]}" -p)
-assert_eq "$(grep -c 'PathRecord dump' <<<"$out")" 4 "paths between 2 ports, each way and to itself"
+assert_eq "$(grep -c 'PathRecord dump' <<<"$out")" 9 \
+	"paths between 3 end ports (2 HCAs, the switch's port 0), each way and to itself"
 out=$(saquery "${FROM[@]}" -p --src-to-dst "$lid0:$lid1")
 echo "$out"
 assert_eq "$(sa_field slid <<<"$out")" "$lid0" "path source LID"

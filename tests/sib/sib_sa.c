@@ -14,6 +14,7 @@
 #include <rdma/ib_smi.h>
 #include "sib_sa.h"
 #include "sib_smp_wire.h"
+#include "sib_switch.h"
 
 #define SA_RESP_TIME		16	/* 4.096 us << 16: OpenSM's 200 ms */
 /* ClassPortInfo CapabilityMask: the SA class's own bits */
@@ -73,43 +74,107 @@ static u16 sa_class_port_info(struct sa_ctx *ctx)
 	return 0;
 }
 
-/* PathRecord. */
+/*
+ * PathRecord.  A path runs between two end ports: HCA ports, and the
+ * switch's management port (port 0), as OpenSM lists them.
+ */
+struct sa_end {
+	const u16 *pkeys;		/* its P_KeyTable */
+	union ib_gid gid;
+	u16 lid;
+	enum ib_mtu mtu;
+};
 
-/* One end of a path, by GID, else LID, else the fallback port. */
-static u16 sa_path_end(bool by_gid, const union ib_gid *gid, bool by_lid,
-		       u16 lid, struct sib_port *fallback,
-		       struct sib_port **out)
+static void sa_end_of_port(const struct sib_port *port, struct sa_end *end)
 {
-	struct sib_port *port = fallback;
+	end->pkeys = port->pkeys;
+	end->gid = sib_port_gid(port);
+	end->lid = READ_ONCE(port->lid);
+	end->mtu = READ_ONCE(port->active_mtu);
+}
 
-	if (by_gid) {
-		port = sib_port_by_gid(gid);
-		if (port && by_lid && READ_ONCE(port->lid) != lid)
-			port = NULL;
-	} else if (by_lid) {
-		port = sib_port_by_lid(lid);
-	} else if (!port) {
-		return SA_ERR_INSUFFICIENT_COMPONENTS;
-	}
+/* The switch's port 0, once it has a LID; it has no link of its own. */
+static bool sa_end_of_switch(struct sa_end *end)
+{
+	end->pkeys = sw->pkeys;
+	end->gid.global.subnet_prefix = cpu_to_be64(SIB_SUBNET_PREFIX);
+	end->gid.global.interface_id = cpu_to_be64(SIB_SM_GUID);
+	end->lid = sib_switch_lid();
+	end->mtu = ib_mtu_int_to_enum(sib_port_mtu);
+	return end->lid != 0;
+}
+
+/*
+ * Under rcu_read_lock(): the index-th end port: the HCA ports by fabric
+ * index, then the switch's; false past the last or for one not ACTIVE.
+ */
+static bool sa_end_nth(u32 index, struct sa_end *end)
+{
+	struct sib_port *port;
+
+	if (index == SIB_FABRIC_PORTS)
+		return sa_end_of_switch(end);
+	port = index < SIB_FABRIC_PORTS ? sib_port_by_index(index) : NULL;
 	if (!port || READ_ONCE(port->state) != IB_PORT_ACTIVE)
-		return SA_ERR_NO_RECORDS;
-	*out = port;
-	return 0;
+		return false;
+	sa_end_of_port(port, end);
+	return true;
+}
+
+#define SA_END_PORTS	(SIB_FABRIC_PORTS + 1)
+
+/* Under rcu_read_lock(): one end of a path, by GID, else LID, else the asker. */
+static u16 sa_path_end(bool by_gid, const union ib_gid *gid, bool by_lid,
+		       u16 lid, struct sib_port *asker, struct sa_end *out)
+{
+	struct sa_end end;
+	u32 i;
+
+	if (!by_gid && !by_lid) {
+		if (!asker)
+			return SA_ERR_INSUFFICIENT_COMPONENTS;
+		if (READ_ONCE(asker->state) != IB_PORT_ACTIVE)
+			return SA_ERR_NO_RECORDS;
+		sa_end_of_port(asker, out);
+		return 0;
+	}
+	for (i = 0; i < SA_END_PORTS; i++) {
+		if (!sa_end_nth(i, &end) ||
+		    (by_gid && !sa_gid_eq(&end.gid, gid)) ||
+		    (by_lid && end.lid != lid))
+			continue;
+		*out = end;
+		return 0;
+	}
+	return SA_ERR_NO_RECORDS;
+}
+
+static int sa_end_pkey_find(const struct sa_end *end, u16 pkey)
+{
+	int i;
+
+	for (i = 0; i < SIB_PKEY_TABLE_LEN; i++) {
+		u16 entry = READ_ONCE(end->pkeys[i]);
+
+		if (sib_pkey_valid(entry) && !((entry ^ pkey) & 0x7fff))
+			return i;
+	}
+	return -1;
 }
 
 /* Both ends hold the partition, and at least one as a full member. */
-static bool sa_pkey_shared(const struct sib_port *a, const struct sib_port *b,
+static bool sa_pkey_shared(const struct sa_end *a, const struct sa_end *b,
 			   u16 pkey)
 {
-	int ia = sib_pkey_find(a, pkey);
-	int ib = sib_pkey_find(b, pkey);
+	int ia = sa_end_pkey_find(a, pkey);
+	int ib = sa_end_pkey_find(b, pkey);
 
 	return ia >= 0 && ib >= 0 &&
-	       sib_pkey_match(sib_pkey_at(a, ia), sib_pkey_at(b, ib));
+	       sib_pkey_match(READ_ONCE(a->pkeys[ia]), READ_ONCE(b->pkeys[ib]));
 }
 
 /* The requested P_Key, or else the first one the ends share. */
-static int sa_path_pkey(const struct sib_port *sp, const struct sib_port *dp,
+static int sa_path_pkey(const struct sa_end *sp, const struct sa_end *dp,
 			bool given, u16 want, u16 *pkey)
 {
 	u16 i;
@@ -119,7 +184,7 @@ static int sa_path_pkey(const struct sib_port *sp, const struct sib_port *dp,
 		return sa_pkey_shared(sp, dp, want) ? 0 : -ENOENT;
 	}
 	for (i = 0; i < SIB_PKEY_TABLE_LEN; i++) {
-		u16 entry = sib_pkey_at(sp, i);
+		u16 entry = READ_ONCE(sp->pkeys[i]);
 
 		if (sib_pkey_valid(entry) && sa_pkey_shared(sp, dp, entry)) {
 			*pkey = entry;
@@ -129,15 +194,15 @@ static int sa_path_pkey(const struct sib_port *sp, const struct sib_port *dp,
 	return -ENOENT;
 }
 
-/* Under rcu_read_lock(): the one path from sp to dp the request allows. */
+/* The one path from sp to dp the request allows. */
 static u16 sa_path_fill(const struct sa_ctx *ctx, const struct sa_path *req,
-			struct sib_port *sp, struct sib_port *dp,
+			const struct sa_end *sp, const struct sa_end *dp,
 			struct sa_path *pr)
 {
 	ib_sa_comp_mask cm = ctx->comp;
 	/* A port's path to itself crosses no link: OpenSM gives it 0. */
-	u8 life = sp == dp ? 0 : SA_PKT_LIFE;
-	int mtu, path_mtu;
+	u8 life = sp->lid == dp->lid ? 0 : SA_PKT_LIFE;
+	int mtu;
 
 	if ((cm & IB_SA_PATH_REC_RAW_TRAFFIC) && req->raw_traffic)
 		return SA_ERR_NO_RECORDS;
@@ -146,11 +211,9 @@ static u16 sa_path_fill(const struct sa_ctx *ctx, const struct sa_path *req,
 	if (sa_path_pkey(sp, dp, !!(cm & IB_SA_PATH_REC_PKEY), req->pkey,
 			 &pr->pkey))
 		return SA_ERR_NO_RECORDS;
-	path_mtu = min_t(int, READ_ONCE(sp->active_mtu),
-			 READ_ONCE(dp->active_mtu));
 	mtu = sa_sel_pick(sa_req_sel(cm, IB_SA_PATH_REC_MTU_SELECTOR,
 				     IB_SA_PATH_REC_MTU, req->mtu),
-			  req->mtu.val, IB_MTU_256, path_mtu);
+			  req->mtu.val, IB_MTU_256, min(sp->mtu, dp->mtu));
 	if (mtu < 0 ||
 	    !sa_rate_ok(sa_req_sel(cm, IB_SA_PATH_REC_RATE_SELECTOR,
 				   IB_SA_PATH_REC_RATE, req->rate),
@@ -162,10 +225,10 @@ static u16 sa_path_fill(const struct sa_ctx *ctx, const struct sa_path *req,
 
 	if (cm & IB_SA_PATH_REC_SERVICE_ID)
 		memcpy(pr->service_id, req->service_id, sizeof(pr->service_id));
-	pr->dgid = sib_port_gid(dp);
-	pr->sgid = sib_port_gid(sp);
-	pr->dlid = READ_ONCE(dp->lid);
-	pr->slid = READ_ONCE(sp->lid);
+	pr->dgid = dp->gid;
+	pr->sgid = sp->gid;
+	pr->dlid = dp->lid;
+	pr->slid = sp->lid;
 	if (cm & IB_SA_PATH_REC_FLOW_LABEL)
 		pr->flow_label = req->flow_label;
 	if (cm & IB_SA_PATH_REC_HOP_LIMIT)
@@ -184,63 +247,49 @@ static u16 sa_path_fill(const struct sa_ctx *ctx, const struct sa_path *req,
 	return 0;
 }
 
-/* Under rcu_read_lock(): the ends a request names (source: the asker). */
-static u16 sa_path_ends(const struct sa_ctx *ctx, const struct sa_path *req,
-			struct sib_port *src_fallback, struct sib_port **sp,
-			struct sib_port **dp)
+/* Under rcu_read_lock(): a request's source end (by default the asker). */
+static u16 sa_path_src(const struct sa_ctx *ctx, const struct sa_path *req,
+		       struct sib_port *asker, struct sa_end *end)
 {
-	ib_sa_comp_mask cm = ctx->comp;
-	u16 status;
-
-	status = sa_path_end(!!(cm & IB_SA_PATH_REC_SGID), &req->sgid,
-			     !!(cm & IB_SA_PATH_REC_SLID), req->slid,
-			     src_fallback, sp);
-	if (!status)
-		status = sa_path_end(!!(cm & IB_SA_PATH_REC_DGID), &req->dgid,
-				     !!(cm & IB_SA_PATH_REC_DLID), req->dlid,
-				     NULL, dp);
-	return status;
+	return sa_path_end(!!(ctx->comp & IB_SA_PATH_REC_SGID), &req->sgid,
+			   !!(ctx->comp & IB_SA_PATH_REC_SLID), req->slid,
+			   asker, end);
 }
 
-/* Under rcu_read_lock(): the named port, or the index-th active one. */
-static struct sib_port *sa_path_nth(struct sib_port *named, u32 index)
+/* Under rcu_read_lock(): a request's destination end. */
+static u16 sa_path_dst(const struct sa_ctx *ctx, const struct sa_path *req,
+		       struct sa_end *end)
 {
-	struct sib_port *port;
-
-	if (named)
-		return index ? NULL : named;
-	port = sib_port_by_index(index);
-	return port && READ_ONCE(port->state) == IB_PORT_ACTIVE ? port : NULL;
+	return sa_path_end(!!(ctx->comp & IB_SA_PATH_REC_DGID), &req->dgid,
+			   !!(ctx->comp & IB_SA_PATH_REC_DLID), req->dlid,
+			   NULL, end);
 }
 
 /*
  * Under rcu_read_lock(): GetTable.  An end the request does not name is
- * every active port, as OpenSM answers: no components at all, every path
- * of the subnet.
+ * every end port, as OpenSM answers: no components at all, every path of
+ * the subnet.
  */
 static void sa_path_table(struct sa_ctx *ctx, const struct sa_path *req)
 {
 	ib_sa_comp_mask cm = ctx->comp;
-	struct sib_port *s_named = NULL, *d_named = NULL, *sp, *dp;
+	bool s_named = cm & (IB_SA_PATH_REC_SGID | IB_SA_PATH_REC_SLID);
+	bool d_named = cm & (IB_SA_PATH_REC_DGID | IB_SA_PATH_REC_DLID);
+	struct sa_end src, dst;
 	struct sa_path pr;
 	u32 si, di;
 	u8 *slot;
 
-	if ((cm & (IB_SA_PATH_REC_SGID | IB_SA_PATH_REC_SLID)) &&
-	    sa_path_end(!!(cm & IB_SA_PATH_REC_SGID), &req->sgid,
-			!!(cm & IB_SA_PATH_REC_SLID), req->slid, NULL,
-			&s_named))
+	if ((s_named && sa_path_src(ctx, req, NULL, &src)) ||
+	    (d_named && sa_path_dst(ctx, req, &dst)))
 		return;
-	if ((cm & (IB_SA_PATH_REC_DGID | IB_SA_PATH_REC_DLID)) &&
-	    sa_path_end(!!(cm & IB_SA_PATH_REC_DGID), &req->dgid,
-			!!(cm & IB_SA_PATH_REC_DLID), req->dlid, NULL,
-			&d_named))
-		return;
-	for (di = 0; di < SIB_FABRIC_PORTS; di++) {
-		dp = sa_path_nth(d_named, di);
-		for (si = 0; dp && si < SIB_FABRIC_PORTS; si++) {
-			sp = sa_path_nth(s_named, si);
-			if (!sp || sa_path_fill(ctx, req, sp, dp, &pr))
+	for (di = 0; di < (d_named ? 1 : SA_END_PORTS); di++) {
+		if (!d_named && !sa_end_nth(di, &dst))
+			continue;
+		for (si = 0; si < (s_named ? 1 : SA_END_PORTS); si++) {
+			if (!s_named && !sa_end_nth(si, &src))
+				continue;
+			if (sa_path_fill(ctx, req, &src, &dst, &pr))
 				continue;
 			slot = sib_sa_slot(ctx);
 			if (!slot)
@@ -256,7 +305,7 @@ static void sa_path_table(struct sa_ctx *ctx, const struct sa_path *req)
  */
 static u16 sa_path_query(struct sa_ctx *ctx)
 {
-	struct sib_port *sp, *dp;
+	struct sa_end src, dst;
 	struct sa_path req, pr;
 	u16 status;
 	u8 *slot;
@@ -268,9 +317,11 @@ static u16 sa_path_query(struct sa_ctx *ctx)
 		sa_path_table(ctx, &req);
 		status = 0;
 	} else {
-		status = sa_path_ends(ctx, &req, ctx->src->port, &sp, &dp);
+		status = sa_path_src(ctx, &req, ctx->src->port, &src);
 		if (!status)
-			status = sa_path_fill(ctx, &req, sp, dp, &pr);
+			status = sa_path_dst(ctx, &req, &dst);
+		if (!status)
+			status = sa_path_fill(ctx, &req, &src, &dst, &pr);
 	}
 	rcu_read_unlock();
 	if (status)
