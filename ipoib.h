@@ -16,6 +16,7 @@
  *   ipoib_cm.c         connected mode (RFC 4755): connections, CM protocol
  *   ipoib_cm_tx.c      connected mode: choosing RC/UC or UD, send, PMTU
  *   ipoib_cm_rx.c      connected mode: SRQ or per-connection receive rings
+ *   ipoib_cm_cq.c      connected mode: the CQs connections share
  *   ipoib_sysfs.c, ipoib_netlink.c, ipoib_ethtool.c, ipoib_debugfs.c
  *                      what users touch
  */
@@ -272,7 +273,7 @@ enum ipoib_counter {
 
 /*
  * Sends are counted under the transmit lock, once.  Receives come from
- * NAPI (UD) and from every connection's CQ, in softirq on any CPU: each
+ * NAPI (UD) and from the connections' CQs, in softirq on any CPU: each
  * CPU counts its own.
  */
 struct ipoib_ring_stats {

@@ -9,9 +9,12 @@
  * the in-tree driver does.  The policy decides which: "compatible" never
  * shares, "rfc" always does, "auto" shares with peers that use the RFC's
  * service ID and learns per peer (the neighbour's cm_peer_form).
- * Completions come through ib_alloc_cq() CQs polled in softirq, one pair
- * per connection, so a connection's handlers find it as the CQ's context
- * and stop with the CQ.
+ *
+ * Connections share a few CQs per interface (ipoib_cm_cq.c): a QP's sends
+ * and receives complete on the same one, and its handlers find the
+ * connection as the QP's context.  A connection is freed only once a
+ * marker posted after its last work request has come back through that
+ * CQ: nothing of it is left there (ipoib_cm.c, conn_quiesce()).
  */
 #ifndef IPOIB_CM_H
 #define IPOIB_CM_H
@@ -26,6 +29,8 @@
 #define IPOIB_CM_RX_SGE		(IPOIB_CM_RX_PAGES + 1)
 #define IPOIB_CM_NOSRQ_RING	64	/* receives per QP without an SRQ */
 #define IPOIB_CM_TX_RING	128	/* sends per connection, at most */
+/* CQ entries a shared CQ offers connections beyond the SRQ's receives. */
+#define IPOIB_CM_CQ_SEATS	512
 #define IPOIB_CM_BACKLOG	64	/* sends waiting for ring room */
 #define IPOIB_CM_MAX_QUEUED	64	/* packets held while connecting */
 #define IPOIB_CM_CONNECT_TIMEOUT (10 * HZ)
@@ -73,13 +78,22 @@ struct ipoib_cm_rx_buf {
 	bool posted;
 };
 
+/* A CQ connections share; each takes seats for what it can have posted. */
+struct ipoib_cm_cq {
+	struct list_head link;		/* cm->cqs, under cm->cq_lock */
+	struct ib_cq *cq;
+	unsigned int seats;		/* entries no connection has taken */
+	unsigned int nr_conns;
+};
+
 struct ipoib_cm_conn {
 	struct ipoib_dev *priv;
 	struct list_head link;		/* cm->conns, under priv->lock */
 	struct ib_cm_id *id;
 	struct ib_qp *qp;
-	struct ib_cq *send_cq;
-	struct ib_cq *recv_cq;
+	struct ipoib_cm_cq *cq;		/* sends and receives complete here */
+	unsigned int cq_seats;		/* taken on cq */
+	unsigned int sq_size;		/* the QP's send queue */
 	enum ib_qp_type type;
 	u8 peer[IPOIB_ALEN];		/* the peer's link address */
 	struct sa_path_rec path;	/* initiator: where the REQ goes */
@@ -96,6 +110,9 @@ struct ipoib_cm_conn {
 	struct sk_buff_head queue;	/* sends waiting for LIVE */
 	struct work_struct work;	/* start, then tear down */
 	struct completion last_wqe;	/* SRQ: the QP let go of it */
+	bool qp_rtr;			/* reached RTR: may take SRQ buffers */
+	struct ib_cqe drain_cqe;	/* the marker after the last request */
+	struct completion drained;	/* ... came back */
 
 	/* Send ring and, when it is full, the backlog: ipoib_tx.c's rules. */
 	struct ipoib_tx_ring tx;
@@ -117,6 +134,8 @@ struct ipoib_cm_dev {
 	struct ib_srq *srq;		/* NULL: per-QP rings */
 	struct ipoib_cm_rx_buf *srq_ring;
 	unsigned int srq_size;
+	struct list_head cqs;		/* struct ipoib_cm_cq, the first stays */
+	struct mutex cq_lock;
 	struct delayed_work reap_task;
 };
 
@@ -136,13 +155,18 @@ int ipoib_cm_tx_alloc(struct ipoib_cm_conn *conn);
 void ipoib_cm_tx_drain(struct ipoib_cm_conn *conn);
 void ipoib_cm_tx_free(struct ipoib_cm_conn *conn);
 
+/* ipoib_cm_cq.c */
+int ipoib_cm_cq_init(struct ipoib_dev *priv);
+void ipoib_cm_cq_cleanup(struct ipoib_dev *priv);
+int ipoib_cm_cq_take(struct ipoib_cm_conn *conn, unsigned int seats);
+void ipoib_cm_cq_give_back(struct ipoib_cm_conn *conn);
+
 /* ipoib_cm_rx.c */
 int ipoib_cm_srq_init(struct ipoib_dev *priv);
 void ipoib_cm_srq_cleanup(struct ipoib_dev *priv);
 int ipoib_cm_rx_ring_init(struct ipoib_cm_conn *conn);
 void ipoib_cm_rx_ring_drain(struct ipoib_cm_conn *conn);
 void ipoib_cm_rx_ring_free(struct ipoib_cm_conn *conn);
-unsigned int ipoib_cm_rx_entries(const struct ipoib_dev *priv);
 
 static inline struct ipoib_cm_dev *ipoib_cm(const struct ipoib_dev *priv)
 {

@@ -176,10 +176,10 @@ static void rx_deliver(struct ipoib_cm_conn *conn, struct sk_buff *skb,
 		ipoib_count(conn->priv, IPOIB_CNT_CM_RX_PACKETS);
 }
 
-/* Softirq, from the connection's receive CQ. */
+/* Softirq, from the connection's CQ. */
 static void rx_done(struct ib_cq *cq, struct ib_wc *wc)
 {
-	struct ipoib_cm_conn *conn = cq->cq_context;
+	struct ipoib_cm_conn *conn = wc->qp->qp_context;
 	struct ipoib_dev *priv = conn->priv;
 	struct ipoib_cm_rx_buf *buf =
 		container_of(wc->wr_cqe, struct ipoib_cm_rx_buf, cqe);
@@ -217,11 +217,6 @@ static void rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	rx_post(priv, conn, buf);
 	if (skb)
 		rx_deliver(conn, skb, wc);
-}
-
-unsigned int ipoib_cm_rx_entries(const struct ipoib_dev *priv)
-{
-	return priv->cm->srq ? priv->cm->srq_size : IPOIB_CM_NOSRQ_RING;
 }
 
 /* Without an SRQ on this HCA, connections bring their own rings. */
@@ -307,14 +302,21 @@ int ipoib_cm_rx_ring_init(struct ipoib_cm_conn *conn)
 	return 0;
 }
 
-/* The QP is in error: its receives come back flushed. */
+/*
+ * The QP is in error: its receives come back flushed.  With an SRQ, the
+ * event says the QP has completed the last buffer it took; a QP that
+ * never reached RTR took none.
+ */
 void ipoib_cm_rx_ring_drain(struct ipoib_cm_conn *conn)
 {
 	unsigned long deadline = jiffies + IPOIB_CM_DRAIN_TIMEOUT;
 
 	if (conn->priv->cm->srq) {
-		/* In-flight SRQ receives are flushed before this event. */
-		wait_for_completion_timeout(&conn->last_wqe, HZ);
+		if (conn->qp_rtr &&
+		    !wait_for_completion_timeout(&conn->last_wqe,
+						 IPOIB_CM_DRAIN_TIMEOUT))
+			netdev_warn(conn->priv->dev, "connection to %pI6: no last-WQE event from the HCA\n",
+				    ipoib_addr_gid(conn->peer));
 		return;
 	}
 	while (atomic_read(&conn->rx_posted) > 0 &&
@@ -322,7 +324,7 @@ void ipoib_cm_rx_ring_drain(struct ipoib_cm_conn *conn)
 		usleep_range(5000, 10000);
 }
 
-/* QP and CQ destroyed: nothing can complete any more. */
+/* QP destroyed, its completions reaped: nothing can complete any more. */
 void ipoib_cm_rx_ring_free(struct ipoib_cm_conn *conn)
 {
 	unsigned int i;

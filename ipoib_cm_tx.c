@@ -67,10 +67,10 @@ static void backlog_drain(struct ipoib_dev *priv, struct ipoib_cm_conn *conn)
 		post_one(priv, conn, skb);
 }
 
-/* Softirq, from the connection's send CQ; completions come in order. */
+/* Softirq, from the connection's CQ; its sends complete in order. */
 static void tx_done(struct ib_cq *cq, struct ib_wc *wc)
 {
-	struct ipoib_cm_conn *conn = cq->cq_context;
+	struct ipoib_cm_conn *conn = wc->qp->qp_context;
 	struct ipoib_dev *priv = conn->priv;
 	struct ipoib_tx_slot *slot =
 		container_of(wc->wr_cqe, struct ipoib_tx_slot, cqe);
@@ -116,7 +116,7 @@ void ipoib_cm_tx_drain(struct ipoib_cm_conn *conn)
 		usleep_range(5000, 10000);
 }
 
-/* QP and CQ gone: free what never completed or never left the backlog. */
+/* QP gone, its completions reaped: free what never left the backlog. */
 void ipoib_cm_tx_free(struct ipoib_cm_conn *conn)
 {
 	struct ipoib_dev *priv = conn->priv;
