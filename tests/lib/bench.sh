@@ -122,19 +122,23 @@ bench_rr() {
 # mem_kib: kernel memory in use, KiB: what is neither free nor page cache
 # (caches dropped first), and the slab's share of it ("TOTAL SLAB").  Empty
 # slabs are given back first, or whoever is measured second would reuse
-# the first one's freed objects and look cheaper.
+# the first one's freed objects and look cheaper.  Pages freed onto the
+# per-CPU lists (/proc/zoneinfo's counts, 4 KiB pages) are free too,
+# though MemFree leaves them out: they come and go by a megabyte or more
+# and would swamp a connection's share.
 mem_kib() {
-	local f
+	local f pcp
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
 	for f in /sys/kernel/slab/*/shrink; do
 		echo 1 >"$f" 2>/dev/null || true
 	done
 	sleep 1
-	awk '/^MemTotal:/ { t = $2 } /^MemFree:/ { f = $2 }
+	pcp=$(awk '$1 == "count:" { n += $2 } END { print n * 4 }' /proc/zoneinfo)
+	awk -v pcp="$pcp" '/^MemTotal:/ { t = $2 } /^MemFree:/ { f = $2 }
 	     /^Buffers:/ { b = $2 } /^Cached:/ { c = $2 }
 	     /^Slab:/ { s = $2 }
-	     END { print t - f - b - c, s }' /proc/meminfo
+	     END { print t - f - pcp - b - c, s }' /proc/meminfo
 }
 
 # veth_pair NS1 ADDR1 NS2 ADDR2: the netdev-stack reference, two namespaces
