@@ -268,6 +268,7 @@ enum ipoib_counter {
 	IPOIB_CNT_CM_REJ_SMALL_MTU,
 	IPOIB_CNT_CM_RX_DROP_NO_MEM,
 	IPOIB_CNT_CM_ERRORS_WC,
+	IPOIB_CNT_CM_TX_DROP_NO_MEM,	/* no memory for a send ring */
 	IPOIB_NR_COUNTERS
 };
 
@@ -467,7 +468,8 @@ int ipoib_resize_rings(struct ipoib_dev *priv, unsigned int rx,
 		       unsigned int tx, struct netlink_ext_ack *extack);
 
 /* ipoib_tx.c */
-int ipoib_tx_ring_init(struct ipoib_tx_ring *ring, unsigned int size);
+int ipoib_tx_ring_init(struct ipoib_tx_ring *ring, unsigned int size,
+		       gfp_t gfp);
 void ipoib_tx_ring_discard(struct ipoib_dev *priv, struct ipoib_tx_ring *ring);
 void ipoib_tx_ring_free(struct ipoib_tx_ring *ring);
 void ipoib_assert_tx_locked(struct ipoib_dev *priv);

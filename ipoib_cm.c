@@ -367,7 +367,10 @@ static void qp_event(struct ib_event *ev, void *ctx)
 	}
 }
 
-/* The QP and the send ring of a connection; the QP stays in RESET. */
+/*
+ * The QP of a connection, in RESET.  One that cannot send gets a send
+ * queue only for the drain marker.
+ */
 static int conn_create_qp(struct ipoib_cm_conn *conn)
 {
 	struct ipoib_dev *priv = conn->priv;
@@ -390,11 +393,10 @@ static int conn_create_qp(struct ipoib_cm_conn *conn)
 		attr.cap.max_recv_wr = rq;
 		attr.cap.max_recv_sge = IPOIB_CM_RX_SGE;
 	}
-	ret = ipoib_cm_tx_alloc(conn);
-	if (ret)
-		return ret;
 	/* The drain marker goes on the send queue once it is empty. */
-	conn->sq_size = conn->tx.size;
+	conn->sq_size = ipoib_cm_sq_size(conn);
+	if (!conn->can_send)
+		attr.cap.max_send_sge = 1;
 	ret = ipoib_cm_cq_take(conn, conn->sq_size + rq);
 	if (ret)
 		return ret;

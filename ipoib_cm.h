@@ -114,7 +114,10 @@ struct ipoib_cm_conn {
 	struct ib_cqe drain_cqe;	/* the marker after the last request */
 	struct completion drained;	/* ... came back */
 
-	/* Send ring and, when it is full, the backlog: ipoib_tx.c's rules. */
+	/*
+	 * Send ring, made at the first send (sq_size entries), and when it
+	 * is full, the backlog: ipoib_tx.c's rules.
+	 */
 	struct ipoib_tx_ring tx;
 	struct sk_buff_head backlog;
 	struct ib_sge tx_sge[MAX_SKB_FRAGS + 1];
@@ -151,7 +154,7 @@ struct ipoib_cm_conn *ipoib_cm_find_sendable(struct ipoib_dev *priv,
 void ipoib_cm_touch(struct ipoib_cm_conn *conn);
 
 /* ipoib_cm_tx.c */
-int ipoib_cm_tx_alloc(struct ipoib_cm_conn *conn);
+unsigned int ipoib_cm_sq_size(const struct ipoib_cm_conn *conn);
 void ipoib_cm_tx_drain(struct ipoib_cm_conn *conn);
 void ipoib_cm_tx_free(struct ipoib_cm_conn *conn);
 

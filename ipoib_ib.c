@@ -411,7 +411,7 @@ static int alloc_rings(struct ipoib_dev *priv)
 				 GFP_KERNEL);
 	if (!priv->rx_ring)
 		return -ENOMEM;
-	if (ipoib_tx_ring_init(&priv->tx, priv->tx_size)) {
+	if (ipoib_tx_ring_init(&priv->tx, priv->tx_size, GFP_KERNEL)) {
 		free_rings(priv);
 		return -ENOMEM;
 	}
