@@ -125,8 +125,23 @@ bench_rr() {
 # the first one's freed objects and look cheaper.  Pages freed onto the
 # per-CPU lists (/proc/zoneinfo's counts, 4 KiB pages) are free too,
 # though MemFree leaves them out: they come and go by a megabyte or more
-# and would swamp a connection's share.
+# and would swamp a connection's share.  What the last step left to free
+# later (a namespace deleted, RCU callbacks) must be gone first: readings
+# are taken until two in a row agree within 32 KiB (at most 10).
 mem_kib() {
+	local prev='' cur
+	for _ in $(seq 10); do
+		cur=$(mem_kib_once)
+		if [ -n "$prev" ] && [ $((${cur% *} - ${prev% *})) -le 32 ] &&
+			[ $((${prev% *} - ${cur% *})) -le 32 ]; then
+			break
+		fi
+		prev=$cur
+	done
+	echo "$cur"
+}
+
+mem_kib_once() {
 	local f pcp
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
