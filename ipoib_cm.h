@@ -28,10 +28,16 @@
 					     IPOIB_CM_HEAD_SIZE, PAGE_SIZE)
 #define IPOIB_CM_RX_SGE		(IPOIB_CM_RX_PAGES + 1)
 #define IPOIB_CM_NOSRQ_RING	64	/* receives per QP without an SRQ */
-#define IPOIB_CM_TX_RING	128	/* sends per connection, at most */
+/*
+ * Sends a connection has posted, at most: each holds a WQE of up to 18
+ * SGEs in the HCA and a slot here, for as long as the connection lives.
+ * 16 packets of up to 64 KiB keep an RC connection busy; more wait in the
+ * backlog, which costs nothing while empty.
+ */
+#define IPOIB_CM_TX_RING	16
+#define IPOIB_CM_BACKLOG	128	/* sends waiting for ring room */
 /* CQ entries a shared CQ offers connections beyond the SRQ's receives. */
 #define IPOIB_CM_CQ_SEATS	512
-#define IPOIB_CM_BACKLOG	64	/* sends waiting for ring room */
 #define IPOIB_CM_MAX_QUEUED	64	/* packets held while connecting */
 #define IPOIB_CM_CONNECT_TIMEOUT (10 * HZ)
 #define IPOIB_CM_PEER_WAIT	(3 * HZ)	/* for the REQ that won */
