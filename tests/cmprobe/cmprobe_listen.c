@@ -16,7 +16,10 @@
  * A REP names a QP that does not exist, so nothing can flow on a connection
  * that a peer accepts anyway.  A connection a REP started lives until the
  * peer refuses it (REJ), completes it (RTU: we then end it), or the CM
- * gives up; and at the latest until unlisten of its device or unload.
+ * gives up; and at the latest until unlisten of its device or unload.  A
+ * peer that completed it may end it at once (its first send fails): its
+ * DREQ can reach us before its RTU, which the CM then drops, so a DREQ as
+ * the first answer counts as an RTU.
  * A listen lasts until unlisten, its device's removal or module unload.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -128,6 +131,10 @@ static int child_handler(struct ib_cm_id *id, const struct ib_cm_event *ev)
 	case IB_CM_RTU_RECEIVED:
 	case IB_CM_USER_ESTABLISHED:
 		atomic_inc(&n_rtus);
+		break;
+	case IB_CM_DREQ_RECEIVED:
+		if (!READ_ONCE(c->ending))
+			atomic_inc(&n_rtus);
 		break;
 	case IB_CM_REP_ERROR:
 		atomic_inc(&n_unanswered);
