@@ -274,8 +274,8 @@ enum ipoib_counter {
 
 /*
  * Sends are counted under the transmit lock, once.  Receives come from
- * NAPI (UD) and from the connections' CQs, in softirq on any CPU: each
- * CPU counts its own.
+ * two NAPI polls, UD's and connected mode's, on any CPU: each CPU counts
+ * its own.
  */
 struct ipoib_ring_stats {
 	struct u64_stats_sync syncp;

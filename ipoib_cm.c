@@ -518,10 +518,14 @@ static void conn_quiesce(struct ipoib_cm_conn *conn)
 	};
 	int ret;
 
+	/* The flushes may have scheduled the poll from this task. */
+	ipoib_cm_poll_kick(conn->priv);
 	ipoib_cm_tx_drain(conn);
 	ipoib_cm_rx_ring_drain(conn);
 	conn->drain_cqe.done = drain_done;
+	local_bh_disable();
 	ret = ib_post_send(conn->qp, &wr, NULL);
+	local_bh_enable();
 	if (!ret && wait_for_completion_timeout(&conn->drained,
 						IPOIB_CM_DRAIN_TIMEOUT)) {
 		WARN_ON_ONCE(conn_outstanding(conn));
@@ -927,6 +931,7 @@ int ipoib_cm_dev_init(struct ipoib_dev *priv)
 	INIT_LIST_HEAD(&cm->conns);
 	INIT_LIST_HEAD(&cm->cqs);
 	mutex_init(&cm->cq_lock);
+	netif_napi_add(priv->dev, &cm->napi, ipoib_cm_poll);
 	INIT_DELAYED_WORK(&cm->reap_task, reap_task);
 	priv->cm = cm;
 	return 0;
@@ -934,8 +939,10 @@ int ipoib_cm_dev_init(struct ipoib_dev *priv)
 
 void ipoib_cm_dev_cleanup(struct ipoib_dev *priv)
 {
-	if (priv->cm)
+	if (priv->cm) {
+		netif_napi_del(&priv->cm->napi);
 		mutex_destroy(&priv->cm->cq_lock);
+	}
 	kfree(priv->cm);
 	priv->cm = NULL;
 }

@@ -10,11 +10,12 @@
  * shares, "rfc" always does, "auto" shares with peers that use the RFC's
  * service ID and learns per peer (the neighbour's cm_peer_form).
  *
- * Connections share a few CQs per interface (ipoib_cm_cq.c): a QP's sends
- * and receives complete on the same one, and its handlers find the
- * connection as the QP's context.  A connection is freed only once a
- * marker posted after its last work request has come back through that
- * CQ: nothing of it is left there (ipoib_cm.c, conn_quiesce()).
+ * Connections share a few CQs per interface (ipoib_cm_cq.c), which one
+ * NAPI instance polls: a QP's sends and receives complete on the same CQ,
+ * and its handlers find the connection as the QP's context.  A connection
+ * is freed only once a marker posted after its last work request has come
+ * back through that CQ: nothing of it is left there (ipoib_cm.c,
+ * conn_quiesce()).
  */
 #ifndef IPOIB_CM_H
 #define IPOIB_CM_H
@@ -86,7 +87,7 @@ struct ipoib_cm_rx_buf {
 
 /* A CQ connections share; each takes seats for what it can have posted. */
 struct ipoib_cm_cq {
-	struct list_head link;		/* cm->cqs, under cm->cq_lock */
+	struct list_head link;		/* cm->cqs: RCU, changed under cq_lock */
 	struct ib_cq *cq;
 	unsigned int seats;		/* entries no connection has taken */
 	unsigned int nr_conns;
@@ -144,7 +145,8 @@ struct ipoib_cm_dev {
 	struct ipoib_cm_rx_buf *srq_ring;
 	unsigned int srq_size;
 	struct list_head cqs;		/* struct ipoib_cm_cq, the first stays */
-	struct mutex cq_lock;
+	struct mutex cq_lock;		/* changes to cqs; the poll reads it */
+	struct napi_struct napi;	/* polls every CQ in cqs */
 	struct delayed_work reap_task;
 };
 
@@ -165,6 +167,8 @@ void ipoib_cm_tx_drain(struct ipoib_cm_conn *conn);
 void ipoib_cm_tx_free(struct ipoib_cm_conn *conn);
 
 /* ipoib_cm_cq.c */
+int ipoib_cm_poll(struct napi_struct *napi, int budget);
+void ipoib_cm_poll_kick(struct ipoib_dev *priv);
 int ipoib_cm_cq_init(struct ipoib_dev *priv);
 void ipoib_cm_cq_cleanup(struct ipoib_dev *priv);
 int ipoib_cm_cq_take(struct ipoib_cm_conn *conn, unsigned int seats);

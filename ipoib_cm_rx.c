@@ -40,15 +40,21 @@ static void rx_free(struct ipoib_dev *priv, struct ipoib_cm_rx_buf *buf)
 
 /*
  * A fresh head and the first npages pages into skb/pages/mapping, all or
- * nothing.  Used to fill a buffer, and to replace what a packet took.
+ * nothing.  Used to fill a buffer (napi NULL), and from the poll to
+ * replace what a packet took.
  */
-static int rx_alloc(struct ipoib_dev *priv, unsigned int npages, gfp_t gfp,
-		    struct sk_buff **skbp, struct page **pages, u64 *mapping)
+static int rx_alloc(struct ipoib_dev *priv, unsigned int npages,
+		    struct napi_struct *napi, struct sk_buff **skbp,
+		    struct page **pages, u64 *mapping)
 {
+	gfp_t gfp = napi ? GFP_ATOMIC : GFP_KERNEL;
 	struct sk_buff *skb;
 	unsigned int i;
 
-	skb = __netdev_alloc_skb(priv->dev, IPOIB_CM_HEAD_SIZE, gfp);
+	if (napi)
+		skb = napi_alloc_skb(napi, IPOIB_CM_HEAD_SIZE);
+	else
+		skb = __netdev_alloc_skb(priv->dev, IPOIB_CM_HEAD_SIZE, gfp);
 	if (unlikely(!skb))
 		return -ENOMEM;
 	mapping[0] = ib_dma_map_single(priv->ca, skb->data, IPOIB_CM_HEAD_SIZE,
@@ -125,8 +131,8 @@ static int rx_post(struct ipoib_dev *priv, struct ipoib_cm_conn *conn,
 
 static int rx_fill(struct ipoib_dev *priv, struct ipoib_cm_rx_buf *buf)
 {
-	return rx_alloc(priv, IPOIB_CM_RX_PAGES, GFP_KERNEL, &buf->skb,
-			buf->pages, buf->mapping);
+	return rx_alloc(priv, IPOIB_CM_RX_PAGES, NULL, &buf->skb, buf->pages,
+			buf->mapping);
 }
 
 /* The packet's skb: the head, and as page fragments what did not fit. */
@@ -140,7 +146,7 @@ static struct sk_buff *rx_take(struct ipoib_dev *priv,
 	struct sk_buff *skb, *new;
 	unsigned int i, rest;
 
-	if (rx_alloc(priv, npages, GFP_ATOMIC, &new, fresh, mapping))
+	if (rx_alloc(priv, npages, &priv->cm->napi, &new, fresh, mapping))
 		return NULL;
 	skb = buf->skb;
 	rx_unmap(priv, buf, npages);
@@ -172,11 +178,12 @@ static void rx_deliver(struct ipoib_cm_conn *conn, struct sk_buff *skb,
 	memcpy(ph, conn->peer, IPOIB_ALEN);
 	skb_reset_mac_header(skb);
 	skb_pull(skb, IPOIB_PSEUDO_LEN);
-	if (ipoib_rx_to_stack(conn->priv, skb, PACKET_HOST, wc, NULL))
+	if (ipoib_rx_to_stack(conn->priv, skb, PACKET_HOST, wc,
+			      &conn->priv->cm->napi))
 		ipoib_count(conn->priv, IPOIB_CNT_CM_RX_PACKETS);
 }
 
-/* Softirq, from the connection's CQ. */
+/* From the connected-mode poll (NAPI). */
 static void rx_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct ipoib_cm_conn *conn = wc->qp->qp_context;

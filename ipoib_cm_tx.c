@@ -67,7 +67,7 @@ static void backlog_drain(struct ipoib_dev *priv, struct ipoib_cm_conn *conn)
 		post_one(priv, conn, skb);
 }
 
-/* Softirq, from the connection's CQ; its sends complete in order. */
+/* From the connected-mode poll (NAPI); a QP's sends complete in order. */
 static void tx_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct ipoib_cm_conn *conn = wc->qp->qp_context;

@@ -147,9 +147,9 @@ static void rx_note_sender_lid(struct ipoib_dev *priv, struct sk_buff *skb,
 }
 
 /*
- * Softirq, from NAPI (UD) or a connection's CQ: skb->data at the IPoIB
- * header, the sender's pseudo header before it.  To the stack, counted;
- * false when dropped (and counted as such).  GRO only from NAPI (napi set).
+ * From a NAPI poll, the UD one or connected mode's: skb->data at the IPoIB
+ * header, the sender's pseudo header before it.  To the stack through
+ * GRO, counted; false when dropped (and counted as such).
  */
 bool ipoib_rx_to_stack(struct ipoib_dev *priv, struct sk_buff *skb,
 		       unsigned char pkt_type, const struct ib_wc *wc,
@@ -184,10 +184,7 @@ bool ipoib_rx_to_stack(struct ipoib_dev *priv, struct sk_buff *skb,
 	if (pkt_type != PACKET_HOST)
 		stats->multicast++;
 	u64_stats_update_end(&stats->syncp);
-	if (napi)
-		napi_gro_receive(napi, skb);
-	else
-		netif_receive_skb(skb);
+	napi_gro_receive(napi, skb);
 	return true;
 }
 
