@@ -48,6 +48,7 @@
 #define IPOIB_PATH_TIMEOUT_MS	1000
 #define IPOIB_DEFAULT_QKEY	0x0000000b	/* broadcast group we create */
 #define IPOIB_TX_REAP_BATCH	16
+#define IPOIB_RX_COPYBREAK	256	/* packets up to this are copied */
 #define IPOIB_MIN_QUEUE		64	/* ring sizes, entries */
 #define IPOIB_MAX_QUEUE		8192
 

@@ -168,6 +168,24 @@ static struct sk_buff *rx_take(struct ipoib_dev *priv,
 	return skb;
 }
 
+/* A small packet, copied into a fresh skb: the buffer goes back as it is. */
+static struct sk_buff *rx_copy(struct ipoib_dev *priv,
+			       const struct ipoib_cm_rx_buf *buf,
+			       unsigned int len)
+{
+	struct sk_buff *skb = napi_alloc_skb(&priv->cm->napi, len);
+
+	BUILD_BUG_ON(IPOIB_RX_COPYBREAK > IPOIB_CM_HEAD_SIZE);
+	if (unlikely(!skb))
+		return NULL;
+	ib_dma_sync_single_for_cpu(priv->ca, buf->mapping[0], len,
+				   DMA_FROM_DEVICE);
+	skb_put_data(skb, buf->skb->data, len);
+	ib_dma_sync_single_for_device(priv->ca, buf->mapping[0], len,
+				      DMA_FROM_DEVICE);
+	return skb;
+}
+
 /* The sender is the connection's peer; the rest as for UD. */
 static void rx_deliver(struct ipoib_cm_conn *conn, struct sk_buff *skb,
 		       const struct ib_wc *wc)
@@ -216,7 +234,10 @@ static void rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		rx_post(priv, conn, buf);
 		return;
 	}
-	skb = rx_take(priv, buf, wc->byte_len);
+	if (wc->byte_len <= IPOIB_RX_COPYBREAK)
+		skb = rx_copy(priv, buf, wc->byte_len);
+	else
+		skb = rx_take(priv, buf, wc->byte_len);
 	if (unlikely(!skb)) {
 		ipoib_count(priv, IPOIB_CNT_CM_RX_DROP_NO_MEM);
 		atomic_long_inc(&priv->rx_dropped);
