@@ -4,6 +4,8 @@
  *
  *   ipoib_main.c       module, ib_client, creating a port's interfaces
  *   ipoib_netdev.c     net_device ops, header ops, MTU, stats, TX timeout
+ *   ipoib_xmit.c       where a packet goes; packets that waited, sent again
+ *   ipoib_state.c      data path up and down, mode, ring resize, link task
  *   ipoib_ib.c         UD data path: rings, NAPI, send, receive
  *   ipoib_tx.c         send rings of every QP: room, mapping, queue control
  *   ipoib_verbs.c      QP and CQ set-up and state changes
@@ -398,8 +400,7 @@ struct ipoib_dev {
 	struct work_struct flush_heavy;
 	struct work_struct tx_recover_task;
 	struct delayed_work cm_fallback_task;	/* connected mode failed */
-	struct sk_buff_head resend;	/* ready while in ndo_start_xmit */
-	struct work_struct resend_task;
+	struct sk_buff_head staged;	/* waited, ready to go: ipoib_xmit.c */
 	struct ib_event_handler event_handler;
 
 	struct ipoib_cm_dev *cm;	/* connected mode, NULL when unsupported */
@@ -453,10 +454,15 @@ int ipoib_set_mtu_limits(struct ipoib_dev *priv);
 void ipoib_update_mtu(struct ipoib_dev *priv);
 void ipoib_update_dev_addr(struct ipoib_dev *priv);
 void ipoib_stats_fold(struct ipoib_dev *priv, struct rtnl_link_stats64 *s);
+bool ipoib_mode_connected(const struct ipoib_dev *priv);
+int ipoib_set_umcast(struct ipoib_dev *priv, bool on);
+unsigned int ipoib_ud_unicast_mtu(const struct ipoib_dev *priv);
+unsigned int ipoib_mode_max_mtu(const struct ipoib_dev *priv);
+unsigned int ipoib_usable_mtu(const struct ipoib_dev *priv);
 
 /* ipoib_ib.c */
-int ipoib_ib_open(struct ipoib_dev *priv);
-void ipoib_ib_stop(struct ipoib_dev *priv);
+int ipoib_rings_up(struct ipoib_dev *priv);
+void ipoib_rings_down(struct ipoib_dev *priv);
 int ipoib_ud_send(struct ipoib_dev *priv, struct sk_buff *skb,
 		  struct ipoib_ah *ah, u32 qpn);
 int ipoib_poll(struct napi_struct *napi, int budget);
@@ -465,8 +471,6 @@ void ipoib_tx_completion(struct ib_cq *cq, void *ctx);
 bool ipoib_rx_to_stack(struct ipoib_dev *priv, struct sk_buff *skb,
 		       unsigned char pkt_type, const struct ib_wc *wc,
 		       struct napi_struct *napi);
-int ipoib_resize_rings(struct ipoib_dev *priv, unsigned int rx,
-		       unsigned int tx, struct netlink_ext_ack *extack);
 
 /* ipoib_tx.c */
 int ipoib_tx_ring_init(struct ipoib_tx_ring *ring, unsigned int size,
@@ -514,6 +518,14 @@ static inline struct ipoib_ah *ipoib_ah_get(struct ipoib_ah *ah)
 void ipoib_ah_reap(struct work_struct *work);
 void ipoib_ah_reap_all(struct ipoib_dev *priv);
 
+/* ipoib_xmit.c */
+netdev_tx_t ipoib_start_xmit(struct sk_buff *skb, struct net_device *dev);
+void ipoib_stage(struct ipoib_dev *priv, struct sk_buff_head *ready);
+void ipoib_send_staged(struct ipoib_dev *priv, struct sk_buff_head *ready);
+void ipoib_staged_drop(struct ipoib_dev *priv);
+void ipoib_drop_queue(struct ipoib_dev *priv, struct sk_buff_head *q,
+		      enum ipoib_counter why);
+
 /* ipoib_neigh.c */
 int ipoib_neigh_table_init(struct ipoib_dev *priv);
 void ipoib_neigh_table_destroy(struct ipoib_dev *priv);
@@ -524,11 +536,6 @@ void ipoib_neigh_set_ah(struct ipoib_neigh *neigh, struct ipoib_ah *ah);
 void ipoib_neigh_kill(struct ipoib_neigh *neigh);
 void ipoib_neigh_gc(struct work_struct *work);
 bool ipoib_neigh_queue(struct ipoib_neigh *neigh, struct sk_buff *skb);
-void ipoib_requeue(struct ipoib_dev *priv, struct sk_buff_head *q);
-void ipoib_requeue_later(struct ipoib_dev *priv, struct sk_buff_head *q);
-void ipoib_resend_task(struct work_struct *work);
-void ipoib_drop_queue(struct ipoib_dev *priv, struct sk_buff_head *q,
-		      enum ipoib_counter why);
 
 /* ipoib_path.c */
 void ipoib_xmit_unicast_slow(struct ipoib_dev *priv, struct sk_buff *skb,
@@ -547,7 +554,6 @@ void ipoib_mcast_send(struct ipoib_dev *priv, struct sk_buff *skb,
 void ipoib_mcast_task(struct work_struct *work);
 void ipoib_mcast_restart_task(struct work_struct *work);
 void ipoib_mcast_gc(struct ipoib_dev *priv);
-void ipoib_link_task(struct work_struct *work);
 
 /* ipoib_events.c */
 void ipoib_tx_recover(struct work_struct *work);
@@ -556,12 +562,16 @@ void ipoib_flush_light(struct work_struct *work);
 void ipoib_flush_normal(struct work_struct *work);
 void ipoib_flush_heavy(struct work_struct *work);
 
-/* Mode switching (ipoib_netdev.c). */
-bool ipoib_mode_connected(const struct ipoib_dev *priv);
+/* ipoib_state.c */
+int ipoib_open(struct net_device *dev);
+int ipoib_stop(struct net_device *dev);
+void ipoib_restart(struct ipoib_dev *priv);
+int ipoib_resize_rings(struct ipoib_dev *priv, unsigned int rx,
+		       unsigned int tx, struct netlink_ext_ack *extack);
 int ipoib_set_mode(struct ipoib_dev *priv, bool connected,
 		   struct netlink_ext_ack *extack);
-int ipoib_set_umcast(struct ipoib_dev *priv, bool on);
-unsigned int ipoib_ud_unicast_mtu(const struct ipoib_dev *priv);
+void ipoib_cm_fallback_task(struct work_struct *work);
+void ipoib_link_task(struct work_struct *work);
 
 /* ipoib_child.c */
 int ipoib_child_add(struct ipoib_dev *parent, u16 pkey, const char *name,
@@ -607,6 +617,7 @@ bool ipoib_cm_xmit(struct ipoib_dev *priv, struct ipoib_neigh *neigh,
 		   struct sk_buff *skb);
 bool ipoib_cm_xmit_new(struct ipoib_dev *priv, struct sk_buff *skb,
 		       const u8 *daddr);
+void ipoib_cm_peer_moved(struct ipoib_dev *priv, const union ib_gid *gid);
 struct seq_file;
 void ipoib_cm_debugfs_show(struct seq_file *m, struct ipoib_dev *priv);
 

@@ -304,7 +304,37 @@ void ipoib_cm_conn_kill(struct ipoib_cm_conn *conn, bool failed)
 	if (failed)
 		ipoib_count(priv, IPOIB_CNT_CM_FALLBACKS);
 	queue_work(ipoib_cm_wq, &conn->work);
-	ipoib_requeue(priv, &q);
+	ipoib_send_staged(priv, &q);
+}
+
+/*
+ * The peer at gid answers from another LID.  Connections made to it hold
+ * the old LID in their QP and could only run out of retries: they go now,
+ * not as failures, and the next packet asks for a path and a new one.
+ */
+void ipoib_cm_peer_moved(struct ipoib_dev *priv, const union ib_gid *gid)
+{
+	struct ipoib_cm_conn *conn, *found;
+
+	if (!priv->cm)
+		return;
+	do {
+		found = NULL;
+		/* Found under the lock, killed after: RCU keeps it. */
+		rcu_read_lock();
+		spin_lock_bh(&priv->lock);
+		list_for_each_entry(conn, &priv->cm->conns, link) {
+			if (!memcmp(ipoib_addr_gid(conn->peer), gid->raw,
+				    sizeof(*gid))) {
+				found = conn;
+				break;
+			}
+		}
+		spin_unlock_bh(&priv->lock);
+		if (found)
+			ipoib_cm_conn_kill(found, false);
+		rcu_read_unlock();
+	} while (found);
 }
 
 /*
@@ -346,7 +376,7 @@ static void conn_set_live(struct ipoib_cm_conn *conn)
 	ipoib_dbg(priv, "%s connection to %pI6 up, MTU %u\n",
 		  conn->type == IB_QPT_UC ? "UC" : "RC",
 		  ipoib_addr_gid(conn->peer), conn->mtu);
-	ipoib_requeue(priv, &q);
+	ipoib_send_staged(priv, &q);
 }
 
 static void qp_event(struct ib_event *ev, void *ctx)

@@ -21,14 +21,12 @@ static void pmtu_signal(struct ipoib_dev *priv, struct sk_buff *skb,
 			unsigned int mtu)
 {
 	ipoib_count(priv, IPOIB_CNT_CM_PMTU_SIGNALS);
-	ipoib_count(priv, IPOIB_CNT_TX_DROP_TOO_BIG);
-	atomic_long_inc(&priv->tx_dropped);
 	if (skb->protocol == htons(ETH_P_IP))
 		icmp_ndo_send(skb, ICMP_DEST_UNREACH, ICMP_FRAG_NEEDED,
 			      htonl(mtu));
 	else if (skb->protocol == htons(ETH_P_IPV6))
 		icmpv6_ndo_send(skb, ICMPV6_PKT_TOOBIG, 0, mtu);
-	dev_kfree_skb_any(skb);
+	ipoib_tx_drop(priv, skb, IPOIB_CNT_TX_DROP_TOO_BIG);
 }
 
 /* Payload of the packet: skb->data is at the IPoIB header. */

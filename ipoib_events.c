@@ -70,6 +70,14 @@ static void flush_paths_and_groups(struct ipoib_dev *priv)
 		ipoib_mcast_start(priv);
 }
 
+static void flush_if_open(struct ipoib_dev *priv)
+{
+	mutex_lock(&priv->state_lock);
+	if (test_bit(IPOIB_OPEN, &priv->flags))
+		flush_paths_and_groups(priv);
+	mutex_unlock(&priv->state_lock);
+}
+
 void ipoib_flush_light(struct work_struct *work)
 {
 	struct ipoib_dev *priv = container_of(work, struct ipoib_dev,
@@ -77,38 +85,12 @@ void ipoib_flush_light(struct work_struct *work)
 
 	/* The GID may have changed: the link task updates the address. */
 	queue_delayed_work(priv->wq, &priv->link_task, 0);
-	mutex_lock(&priv->state_lock);
-	if (test_bit(IPOIB_OPEN, &priv->flags))
-		flush_paths_and_groups(priv);
-	mutex_unlock(&priv->state_lock);
+	flush_if_open(priv);
 }
 
 void ipoib_flush_normal(struct work_struct *work)
 {
-	struct ipoib_dev *priv = container_of(work, struct ipoib_dev,
-					      flush_normal);
-
-	mutex_lock(&priv->state_lock);
-	if (test_bit(IPOIB_OPEN, &priv->flags))
-		flush_paths_and_groups(priv);
-	mutex_unlock(&priv->state_lock);
-}
-
-/* Everything down, and up again if our P_Key is there. */
-static void ipoib_restart_data_path(struct ipoib_dev *priv)
-{
-	lockdep_assert_held(&priv->state_lock);
-	ipoib_mcast_stop(priv);
-	ipoib_paths_flush(priv);
-	ipoib_ib_stop(priv);
-	if (ipoib_ib_open(priv)) {
-		netdev_warn(priv->dev, "restarting the data path failed\n");
-		return;
-	}
-	if (test_bit(IPOIB_QP_READY, &priv->flags)) {
-		ipoib_mcast_start(priv);
-		netif_wake_queue(priv->dev);
-	}
+	flush_if_open(container_of(work, struct ipoib_dev, flush_normal));
 }
 
 void ipoib_flush_heavy(struct work_struct *work)
@@ -135,7 +117,7 @@ void ipoib_flush_heavy(struct work_struct *work)
 		netdev_info(priv->dev, "P_Key 0x%04x left the port's table; no carrier until it returns\n",
 			    priv->pkey);
 	ipoib_count(priv, IPOIB_CNT_FLUSHES);
-	ipoib_restart_data_path(priv);
+	ipoib_restart(priv);
 out:
 	mutex_unlock(&priv->state_lock);
 }
@@ -148,6 +130,6 @@ void ipoib_tx_recover(struct work_struct *work)
 	mutex_lock(&priv->state_lock);
 	if (test_bit(IPOIB_OPEN, &priv->flags) &&
 	    test_bit(IPOIB_QP_READY, &priv->flags))
-		ipoib_restart_data_path(priv);
+		ipoib_restart(priv);
 	mutex_unlock(&priv->state_lock);
 }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The datagram data path: the receive and send rings of the UD QP, the
- * NAPI poll that reaps both completion queues, and bringing the rings up
- * and down.
+ * NAPI poll that reaps both completion queues, and the rings' own bring-up
+ * and teardown.
  */
 #include <linux/ip.h>
 #include <linux/tcp.h>
@@ -514,11 +514,15 @@ static void drain_rings(struct ipoib_dev *priv)
 	ipoib_tx_ring_discard(priv, &priv->tx);
 }
 
-/* Rings and QP up; the interface then waits for the broadcast group. */
-static int ipoib_ib_up(struct ipoib_dev *priv)
+/*
+ * Rings and QP up, NAPI on: the UD data path can carry packets once this
+ * returns 0.  The caller (ipoib_state.c) decides everything around it.
+ */
+int ipoib_rings_up(struct ipoib_dev *priv)
 {
 	int ret;
 
+	lockdep_assert_held(&priv->state_lock);
 	ipoib_set_mtu_limits(priv);
 	priv->rx_buf_size = priv->max_ib_mtu + IPOIB_GRH_LEN;
 	ret = alloc_rings(priv);
@@ -539,9 +543,6 @@ static int ipoib_ib_up(struct ipoib_dev *priv)
 	ib_req_notify_cq(priv->send_cq, IB_CQ_NEXT_COMP);
 	/* Completions may have arrived before the CQs were armed. */
 	napi_schedule(&priv->napi);
-	/* Connected mode that cannot start gives way to datagram mode. */
-	if (ipoib_cm_up(priv))
-		queue_delayed_work(priv->wq, &priv->cm_fallback_task, 0);
 	return 0;
 
 err_qp:
@@ -553,69 +554,14 @@ err_rings:
 	return ret;
 }
 
-static void ipoib_ib_down(struct ipoib_dev *priv)
+/* QP_READY already cleared and nothing sends: every buffer back, freed. */
+void ipoib_rings_down(struct ipoib_dev *priv)
 {
-	if (!test_and_clear_bit(IPOIB_QP_READY, &priv->flags))
-		return;
-	netif_tx_disable(priv->dev);
-	ipoib_cm_down(priv);
+	lockdep_assert_held(&priv->state_lock);
+	WARN_ON_ONCE(test_bit(IPOIB_QP_READY, &priv->flags));
 	napi_disable(&priv->napi);
 	ipoib_qp_to_error(priv);
 	drain_rings(priv);
 	ipoib_qp_reset(priv);
 	free_rings(priv);
-}
-
-/*
- * Bring the data path up if our P_Key is in the port's table; otherwise
- * the interface stays up without carrier until a P_Key change event.
- */
-int ipoib_ib_open(struct ipoib_dev *priv)
-{
-	lockdep_assert_held(&priv->state_lock);
-	if (!ipoib_find_pkey_index(priv)) {
-		netdev_info(priv->dev, "P_Key 0x%04x is not in the port's table; waiting for it\n",
-			    priv->pkey);
-		return 0;
-	}
-	return ipoib_ib_up(priv);
-}
-
-void ipoib_ib_stop(struct ipoib_dev *priv)
-{
-	lockdep_assert_held(&priv->state_lock);
-	ipoib_ib_down(priv);
-}
-
-/*
- * ethtool -G, rtnl held.  The data path goes down for the swap and comes
- * back with a new QPN, which neighbours learn from the address change.
- */
-int ipoib_resize_rings(struct ipoib_dev *priv, unsigned int rx,
-		       unsigned int tx, struct netlink_ext_ack *extack)
-{
-	bool open;
-	int ret;
-
-	ASSERT_RTNL();
-	mutex_lock(&priv->state_lock);
-	open = test_bit(IPOIB_OPEN, &priv->flags);
-	if (open) {
-		netif_tx_disable(priv->dev);
-		ipoib_mcast_stop(priv);
-		ipoib_paths_flush(priv);
-		ipoib_ib_stop(priv);
-	}
-	ret = ipoib_transport_resize(priv, rx, tx);
-	if (ret)
-		NL_SET_ERR_MSG(extack, "the HCA refused queues of that size");
-	else
-		ipoib_update_dev_addr(priv);
-	if (open && !ipoib_ib_open(priv) &&
-	    test_bit(IPOIB_QP_READY, &priv->flags)) {
-		ipoib_mcast_start(priv);
-		netif_wake_queue(priv->dev);
-	}
-	mutex_unlock(&priv->state_lock);
-	return ret;
 }

@@ -8,8 +8,6 @@
  */
 #include <linux/slab.h>
 #include <linux/jhash.h>
-#include <net/sch_generic.h>
-#include <rdma/ib_cache.h>
 #include "ipoib.h"
 
 #define IPOIB_JOIN_FULL		BIT(FULLMEMBER_JOIN)
@@ -227,7 +225,7 @@ static int join_done(int status, struct ib_sa_multicast *multicast)
 		broadcast_ready(priv, &multicast->rec);
 		kick_task(priv, 0);
 	}
-	ipoib_requeue(priv, &ready);
+	ipoib_send_staged(priv, &ready);
 	return 0;
 }
 
@@ -560,65 +558,5 @@ void ipoib_mcast_send(struct ipoib_dev *priv, struct sk_buff *skb,
 
 drop:
 	spin_unlock_bh(&priv->lock);
-	ipoib_count(priv, why);
-	atomic_long_inc(&priv->tx_dropped);
-	dev_kfree_skb_any(skb);
-}
-
-/* A new port GID means a new link address. */
-static void refresh_gid(struct ipoib_dev *priv)
-{
-	union ib_gid gid;
-
-	ASSERT_RTNL();
-	if (rdma_query_gid(priv->ca, priv->port, 0, &gid) ||
-	    !memcmp(&gid, &priv->local_gid, sizeof(gid)))
-		return;
-	priv->local_gid = gid;
-	ipoib_update_dev_addr(priv);
-}
-
-/*
- * rtnl held.  Each load or new QP brings a new QPN, so a peer's ARP and ND
- * entries for us are wrong until they time out (30 s and more) unless we
- * say so: a gratuitous ARP and an unsolicited NA once the carrier is on.
- * They would be dropped until the link watcher gives the queue its qdisc.
- */
-static void announce(struct ipoib_dev *priv)
-{
-	struct net_device *dev = priv->dev;
-
-	ASSERT_RTNL();
-	if (!test_bit(IPOIB_ANNOUNCE, &priv->flags))
-		return;
-	if (!netif_running(dev) || !netif_carrier_ok(dev)) {
-		clear_bit(IPOIB_ANNOUNCE, &priv->flags);
-		return;
-	}
-	if (qdisc_tx_is_noop(dev)) {
-		queue_delayed_work(priv->wq, &priv->link_task, HZ / 10);
-		return;
-	}
-	clear_bit(IPOIB_ANNOUNCE, &priv->flags);
-	__netdev_notify_peers(dev);
-}
-
-/*
- * Changes that need rtnl: dev->mtu follows the broadcast group, the
- * address follows the port GID.  Whoever holds rtnl may be waiting for
- * this queue, so never block on it: try again shortly.
- */
-void ipoib_link_task(struct work_struct *work)
-{
-	struct ipoib_dev *priv = container_of(to_delayed_work(work),
-					      struct ipoib_dev, link_task);
-
-	if (!rtnl_trylock()) {
-		queue_delayed_work(priv->wq, &priv->link_task, 1);
-		return;
-	}
-	refresh_gid(priv);
-	ipoib_update_mtu(priv);
-	announce(priv);
-	rtnl_unlock();
+	ipoib_tx_drop(priv, skb, why);
 }

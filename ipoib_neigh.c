@@ -83,57 +83,6 @@ bool ipoib_neigh_queue(struct ipoib_neigh *neigh, struct sk_buff *skb)
 	return true;
 }
 
-/* Send again what waited; with no priv->lock held. */
-void ipoib_requeue(struct ipoib_dev *priv, struct sk_buff_head *q)
-{
-	struct sk_buff *skb;
-
-	while ((skb = __skb_dequeue(q)) != NULL) {
-		skb->dev = priv->dev;
-		dev_queue_xmit(skb);
-	}
-}
-
-/*
- * The same from ndo_start_xmit, which may not nest dev_queue_xmit() on its
- * own device: on PREEMPT_RT that waits for the qdisc lock our caller
- * holds.  A work item sends them instead.
- */
-void ipoib_requeue_later(struct ipoib_dev *priv, struct sk_buff_head *q)
-{
-	if (skb_queue_empty(q))
-		return;
-	spin_lock_bh(&priv->resend.lock);
-	skb_queue_splice_tail_init(q, &priv->resend);
-	spin_unlock_bh(&priv->resend.lock);
-	queue_work(system_wq, &priv->resend_task);
-}
-
-void ipoib_resend_task(struct work_struct *work)
-{
-	struct ipoib_dev *priv = container_of(work, struct ipoib_dev,
-					      resend_task);
-	struct sk_buff_head q;
-
-	__skb_queue_head_init(&q);
-	spin_lock_bh(&priv->resend.lock);
-	skb_queue_splice_init(&priv->resend, &q);
-	spin_unlock_bh(&priv->resend.lock);
-	ipoib_requeue(priv, &q);
-}
-
-void ipoib_drop_queue(struct ipoib_dev *priv, struct sk_buff_head *q,
-		      enum ipoib_counter why)
-{
-	struct sk_buff *skb;
-
-	while ((skb = __skb_dequeue(q)) != NULL) {
-		ipoib_count(priv, why);
-		atomic_long_inc(&priv->tx_dropped);
-		dev_kfree_skb_any(skb);
-	}
-}
-
 static void neigh_free_rcu(struct rcu_head *head)
 {
 	struct ipoib_neigh *neigh = container_of(head, struct ipoib_neigh, rcu);

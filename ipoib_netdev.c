@@ -54,55 +54,6 @@ void ipoib_push_pseudo_header(struct sk_buff *skb, const u8 *daddr)
 	memcpy(ph->hwaddr, daddr, IPOIB_ALEN);
 }
 
-static netdev_tx_t ipoib_start_xmit(struct sk_buff *skb, struct net_device *dev)
-{
-	struct ipoib_dev *priv = ipoib_priv(dev);
-	struct ipoib_neigh *neigh;
-	struct ipoib_ah *ah;
-	const u8 *daddr;
-
-	if (unlikely(skb->len < IPOIB_HARD_LEN)) {
-		ipoib_count(priv, IPOIB_CNT_TX_DROP_BAD_ADDR);
-		atomic_long_inc(&priv->tx_dropped);
-		dev_kfree_skb_any(skb);
-		return NETDEV_TX_OK;
-	}
-	daddr = skb->data;
-	skb_pull(skb, IPOIB_PSEUDO_LEN);
-
-	rcu_read_lock();
-	neigh = ipoib_neigh_find(priv, daddr);
-	if (likely(neigh)) {
-		if (ipoib_cm_active(priv) && ipoib_cm_xmit(priv, neigh, skb)) {
-			rcu_read_unlock();
-			return NETDEV_TX_OK;
-		}
-		ah = rcu_dereference(neigh->ah);
-		if (likely(ah)) {
-			ipoib_neigh_touch(neigh);
-			ipoib_ud_send(priv, skb, ah, neigh->qpn);
-			rcu_read_unlock();
-			return NETDEV_TX_OK;
-		}
-	}
-	rcu_read_unlock();
-
-	/* Only the slow paths make neighbours: check the address once, here. */
-	if (unlikely(!ipoib_addr_sendable(daddr, priv->pkey))) {
-		net_info_ratelimited("%s: dropping a packet to the malformed link address %*phN\n",
-				     dev->name, IPOIB_ALEN, daddr);
-		ipoib_count(priv, IPOIB_CNT_TX_DROP_BAD_ADDR);
-		atomic_long_inc(&priv->tx_dropped);
-		dev_kfree_skb_any(skb);
-		return NETDEV_TX_OK;
-	}
-	if (ipoib_addr_is_multicast(daddr))
-		ipoib_mcast_send(priv, skb, daddr);
-	else if (!ipoib_cm_active(priv) || !ipoib_cm_xmit_new(priv, skb, daddr))
-		ipoib_xmit_unicast_slow(priv, skb, daddr);
-	return NETDEV_TX_OK;
-}
-
 static void ipoib_tx_timeout(struct net_device *dev, unsigned int txqueue)
 {
 	struct ipoib_dev *priv = ipoib_priv(dev);
@@ -179,7 +130,7 @@ unsigned int ipoib_ud_unicast_mtu(const struct ipoib_dev *priv)
 }
 
 /* The largest MTU the current mode allows on this port. */
-static unsigned int mode_max_mtu(struct ipoib_dev *priv)
+unsigned int ipoib_mode_max_mtu(const struct ipoib_dev *priv)
 {
 	if (ipoib_mode_connected(priv))
 		return IPOIB_CM_MAX_MTU;
@@ -190,11 +141,11 @@ static unsigned int mode_max_mtu(struct ipoib_dev *priv)
  * Largest MTU the mode and, in datagram mode, the broadcast group allow.
  * Connected mode leaves it to each destination (ICMP "too big").
  */
-static unsigned int usable_mtu(struct ipoib_dev *priv)
+unsigned int ipoib_usable_mtu(const struct ipoib_dev *priv)
 {
 	if (ipoib_mode_connected(priv))
-		return mode_max_mtu(priv);
-	return min(priv->mcast_mtu, mode_max_mtu(priv));
+		return ipoib_mode_max_mtu(priv);
+	return min(priv->mcast_mtu, ipoib_mode_max_mtu(priv));
 }
 
 int ipoib_set_mtu_limits(struct ipoib_dev *priv)
@@ -207,7 +158,7 @@ int ipoib_set_mtu_limits(struct ipoib_dev *priv)
 		return ret;
 	priv->max_ib_mtu = ib_mtu_enum_to_int(attr.active_mtu);
 	priv->local_lid = attr.lid;
-	priv->dev->max_mtu = mode_max_mtu(priv);
+	priv->dev->max_mtu = ipoib_mode_max_mtu(priv);
 	if (!priv->mcast_mtu)
 		priv->mcast_mtu = ipoib_ud_mtu(priv->max_ib_mtu);
 	return 0;
@@ -216,7 +167,7 @@ int ipoib_set_mtu_limits(struct ipoib_dev *priv)
 static int ipoib_change_mtu(struct net_device *dev, int new_mtu)
 {
 	struct ipoib_dev *priv = ipoib_priv(dev);
-	unsigned int limit = usable_mtu(priv);
+	unsigned int limit = ipoib_usable_mtu(priv);
 
 	if (new_mtu > limit) {
 		if (ipoib_mode_connected(priv))
@@ -240,12 +191,12 @@ static int ipoib_change_mtu(struct net_device *dev, int new_mtu)
 void ipoib_update_mtu(struct ipoib_dev *priv)
 {
 	unsigned int admin = priv->admin_mtu;
-	unsigned int mtu = min(admin, usable_mtu(priv));
+	unsigned int mtu = min(admin, ipoib_usable_mtu(priv));
 	int ret;
 
 	ASSERT_RTNL();
 	if (mtu > priv->dev->max_mtu)
-		priv->dev->max_mtu = mode_max_mtu(priv);
+		priv->dev->max_mtu = ipoib_mode_max_mtu(priv);
 	if (priv->dev->mtu != mtu) {
 		ret = dev_set_mtu(priv->dev, mtu);
 		if (ret)
@@ -253,7 +204,7 @@ void ipoib_update_mtu(struct ipoib_dev *priv)
 				    mtu, ret);
 	}
 	priv->admin_mtu = admin;	/* following is not the user's choice */
-	priv->dev->max_mtu = mode_max_mtu(priv);
+	priv->dev->max_mtu = ipoib_mode_max_mtu(priv);
 }
 
 /*
@@ -266,108 +217,6 @@ static netdev_features_t ipoib_fix_features(struct net_device *dev,
 	if (ipoib_mode_connected(ipoib_priv(dev)))
 		features &= ~(NETIF_F_IP_CSUM | NETIF_F_TSO);
 	return features;
-}
-
-/* RC/UC flags in our link address as the mode says. */
-static void set_addr_flags(struct ipoib_dev *priv, u8 flags)
-{
-	ASSERT_RTNL();
-	if (priv->dev->dev_addr[0] == flags)
-		return;
-	dev_addr_mod(priv->dev, 0, &flags, 1);
-	call_netdevice_notifiers(NETDEV_CHANGEADDR, priv->dev);
-	/*
-	 * Peers hold the old flags in their ARP and ND caches: a gratuitous
-	 * ARP and an unsolicited NA tell them now, so that none keeps asking
-	 * for connections we no longer take.
-	 */
-	if (netif_running(priv->dev))
-		__netdev_notify_peers(priv->dev);
-}
-
-/*
- * sysfs "mode" and netlink IFLA_IPOIB_MODE, rtnl held.  Connected mode
- * raises the MTU to 65520 and drops the offloads RC/UC lack; datagram
- * mode clamps the MTU back to what UD and the broadcast group carry.
- */
-int ipoib_set_mode(struct ipoib_dev *priv, bool connected,
-		   struct netlink_ext_ack *extack)
-{
-	struct net_device *dev = priv->dev;
-	int ret = 0;
-
-	ASSERT_RTNL();
-	if (connected == ipoib_mode_connected(priv))
-		return 0;
-	if (connected && !ipoib_cm_supported(priv)) {
-		NL_SET_ERR_MSG(extack, "connected mode needs a port with a connection manager");
-		netdev_warn(dev, "connected mode refused: port %u has no IB CM\n",
-			    priv->port);
-		return -EOPNOTSUPP;
-	}
-
-	mutex_lock(&priv->state_lock);
-	if (connected) {
-		set_bit(IPOIB_CM_MODE, &priv->flags);
-		if (test_bit(IPOIB_QP_READY, &priv->flags))
-			ret = ipoib_cm_up(priv);
-		if (ret)
-			clear_bit(IPOIB_CM_MODE, &priv->flags);
-	} else {
-		clear_bit(IPOIB_CM_MODE, &priv->flags);
-		/* No transmit uses a connection once this returns. */
-		netif_tx_lock_bh(dev);
-		netif_tx_unlock_bh(dev);
-		ipoib_cm_down(priv);
-	}
-	mutex_unlock(&priv->state_lock);
-	if (ret) {
-		NL_SET_ERR_MSG(extack, "connected mode could not start");
-		return ret;
-	}
-
-	set_addr_flags(priv, connected ? ipoib_cm_addr_flags() : 0);
-	netdev_update_features(dev);
-	if (connected) {
-		dev->max_mtu = mode_max_mtu(priv);
-		dev_set_mtu(dev, IPOIB_CM_MAX_MTU);
-	} else {
-		dev_set_mtu(dev, min_t(unsigned int, dev->mtu,
-				       usable_mtu(priv)));
-		dev->max_mtu = mode_max_mtu(priv);
-	}
-	netdev_info(dev, "%s mode, MTU %u\n",
-		    connected ? "connected" : "datagram", dev->mtu);
-	return 0;
-}
-
-/* Connected mode was chosen but could not start. */
-static void cm_fallback(struct ipoib_dev *priv)
-{
-	ASSERT_RTNL();
-	if (!ipoib_mode_connected(priv) || ipoib_cm_active(priv) ||
-	    !test_bit(IPOIB_QP_READY, &priv->flags))
-		return;
-	netdev_warn(priv->dev, "connected mode could not start; running in datagram mode\n");
-	ipoib_set_mode(priv, false, NULL);
-}
-
-/*
- * From the data path's bring-up, which holds state_lock and so cannot take
- * rtnl: the mode change waits for rtnl without blocking the workqueue.
- */
-static void ipoib_cm_fallback(struct work_struct *work)
-{
-	struct ipoib_dev *priv = container_of(to_delayed_work(work),
-					      struct ipoib_dev,
-					      cm_fallback_task);
-
-	if (!rtnl_trylock()) {
-		queue_delayed_work(priv->wq, &priv->cm_fallback_task, 1);
-		return;
-	}
-	cm_fallback(priv);
-	rtnl_unlock();
 }
 
 static void ipoib_set_rx_mode(struct net_device *dev)
@@ -454,7 +303,7 @@ static int ipoib_init(struct net_device *dev)
 	ipoib_set_mtu_limits(priv);
 	if (!priv->admin_mtu)
 		priv->admin_mtu = priv->mcast_mtu;
-	dev->mtu = min(priv->admin_mtu, usable_mtu(priv));
+	dev->mtu = min(priv->admin_mtu, ipoib_usable_mtu(priv));
 	set_dev_addr(priv);
 	ipoib_broadcast_addr(dev->broadcast, priv->pkey, IPOIB_SCOPE_LINK);
 	set_features(priv);
@@ -498,8 +347,7 @@ static void ipoib_uninit(struct net_device *dev)
 	cancel_work_sync(&priv->flush_heavy);
 	cancel_work_sync(&priv->tx_recover_task);
 	cancel_delayed_work_sync(&priv->cm_fallback_task);
-	cancel_work_sync(&priv->resend_task);
-	ipoib_drop_queue(priv, &priv->resend, IPOIB_CNT_TX_DROP_NO_PATH);
+	ipoib_staged_drop(priv);
 	cancel_delayed_work_sync(&priv->link_task);
 	ipoib_mcast_stop(priv);
 	ipoib_paths_flush(priv);
@@ -510,50 +358,6 @@ static void ipoib_uninit(struct net_device *dev)
 	ipoib_transport_cleanup(priv);
 	ipoib_cm_dev_cleanup(priv);
 	destroy_workqueue(priv->wq);
-}
-
-static int ipoib_open(struct net_device *dev)
-{
-	struct ipoib_dev *priv = ipoib_priv(dev);
-	int ret;
-
-	mutex_lock(&priv->state_lock);
-	ret = ipoib_ib_open(priv);
-	if (!ret) {
-		set_bit(IPOIB_OPEN, &priv->flags);
-		if (test_bit(IPOIB_QP_READY, &priv->flags))
-			ipoib_mcast_start(priv);
-		queue_delayed_work(priv->wq, &priv->gc_task,
-				   IPOIB_GC_INTERVAL);
-		netif_start_queue(dev);
-	}
-	mutex_unlock(&priv->state_lock);
-	/*
-	 * We hold rtnl: the user sees the mode change when "up" returns.  The
-	 * work item may be running already (it then waits for rtnl), so the
-	 * fallback is done here whether or not it was still pending.
-	 */
-	if (!ret) {
-		cancel_delayed_work(&priv->cm_fallback_task);
-		cm_fallback(priv);
-	}
-	return ret;
-}
-
-static int ipoib_stop(struct net_device *dev)
-{
-	struct ipoib_dev *priv = ipoib_priv(dev);
-
-	mutex_lock(&priv->state_lock);
-	netif_tx_disable(dev);
-	clear_bit(IPOIB_OPEN, &priv->flags);
-	ipoib_mcast_stop(priv);
-	cancel_delayed_work_sync(&priv->gc_task);
-	ipoib_paths_flush(priv);
-	ipoib_ib_stop(priv);
-	netif_carrier_off(dev);
-	mutex_unlock(&priv->state_lock);
-	return 0;
 }
 
 static const struct net_device_ops ipoib_netdev_ops = {
@@ -595,9 +399,8 @@ void ipoib_setup(struct net_device *dev)
 	INIT_WORK(&priv->flush_normal, ipoib_flush_normal);
 	INIT_WORK(&priv->flush_heavy, ipoib_flush_heavy);
 	INIT_WORK(&priv->tx_recover_task, ipoib_tx_recover);
-	INIT_DELAYED_WORK(&priv->cm_fallback_task, ipoib_cm_fallback);
-	skb_queue_head_init(&priv->resend);
-	INIT_WORK(&priv->resend_task, ipoib_resend_task);
+	INIT_DELAYED_WORK(&priv->cm_fallback_task, ipoib_cm_fallback_task);
+	skb_queue_head_init(&priv->staged);
 
 	dev->netdev_ops = &ipoib_netdev_ops;
 	dev->header_ops = &ipoib_header_ops;

@@ -109,7 +109,7 @@ static void path_done(int status, struct sa_path_rec *rec,
 
 	ipoib_ah_put(old);
 	ipoib_drop_queue(priv, &drop, IPOIB_CNT_TX_DROP_NO_PATH);
-	ipoib_requeue(priv, &ready);
+	ipoib_send_staged(priv, &ready);
 }
 
 static void path_query(struct ipoib_dev *priv, struct ipoib_path *path,
@@ -185,14 +185,17 @@ static void ipoib_path_resolve(struct ipoib_dev *priv,
 	ipoib_drop_queue(priv, &drop, IPOIB_CNT_TX_DROP_NO_PATH);
 }
 
-/* Transmit to a unicast address whose neighbour is not resolved yet. */
+/*
+ * Transmit to a unicast address whose neighbour is not resolved yet, under
+ * the transmit lock.  The packet waits on the neighbour; whatever can go
+ * now is staged, and the caller sends it.
+ */
 void ipoib_xmit_unicast_slow(struct ipoib_dev *priv, struct sk_buff *skb,
 			     const u8 *daddr)
 {
 	struct ipoib_neigh *neigh;
 	struct sk_buff_head ready;
 	enum ipoib_counter why;
-	struct ipoib_ah *ah;
 
 	__skb_queue_head_init(&ready);
 	spin_lock_bh(&priv->lock);
@@ -203,28 +206,21 @@ void ipoib_xmit_unicast_slow(struct ipoib_dev *priv, struct sk_buff *skb,
 	neigh = ipoib_neigh_get_or_create(priv, daddr);
 	if (!neigh)
 		goto drop;
-	ah = rcu_dereference_protected(neigh->ah, lockdep_is_held(&priv->lock));
-	if (ah) {
-		/* Resolved since the lockless look: send right away. */
-		rcu_read_lock();
-		spin_unlock_bh(&priv->lock);
-		ipoib_ud_send(priv, skb, ah, neigh->qpn);
-		rcu_read_unlock();
-		return;
-	}
 	why = IPOIB_CNT_TX_DROP_QUEUE_FULL;
 	if (!ipoib_neigh_queue(neigh, skb))
 		goto drop;
-	ipoib_path_resolve(priv, neigh, &ready);
+	/* Resolved since the lockless look: it goes at once. */
+	if (rcu_access_pointer(neigh->ah))
+		skb_queue_splice_tail_init(&neigh->queue, &ready);
+	else
+		ipoib_path_resolve(priv, neigh, &ready);
 	spin_unlock_bh(&priv->lock);
-	ipoib_requeue_later(priv, &ready);
+	ipoib_stage(priv, &ready);
 	return;
 
 drop:
 	spin_unlock_bh(&priv->lock);
-	ipoib_count(priv, why);
-	atomic_long_inc(&priv->tx_dropped);
-	dev_kfree_skb_any(skb);
+	ipoib_tx_drop(priv, skb, why);
 }
 
 /* Neighbours lose their AH, so their next packet asks the SA anew. */
@@ -264,6 +260,7 @@ void ipoib_path_check_lid(struct ipoib_dev *priv, const union ib_gid *gid,
 			  u32 slid)
 {
 	struct ipoib_path *path;
+	bool moved = false;
 
 	spin_lock_bh(&priv->lock);
 	path = path_find(priv, gid);
@@ -273,8 +270,11 @@ void ipoib_path_check_lid(struct ipoib_dev *priv, const union ib_gid *gid,
 			  gid->raw, slid);
 		path_invalidate(priv, path);
 		ipoib_count(priv, IPOIB_CNT_PATH_LID_MOVED);
+		moved = true;
 	}
 	spin_unlock_bh(&priv->lock);
+	if (moved)
+		ipoib_cm_peer_moved(priv, gid);
 }
 
 /* Cancel outstanding queries, then free every path and its neighbours. */

@@ -103,12 +103,16 @@ static DEVICE_ATTR_RO(parent);
 /*
  * A P_Key as create_child and delete_child take it: decimal, 0x-hex or
  * 0-octal, one that may name a partition.  Returned without the
- * full-membership bit, as written.
+ * full-membership bit, as written.  Children take HCA resources: the
+ * writer needs CAP_NET_ADMIN in the initial namespace, not a container's.
  */
-static int parse_pkey(struct net_device *dev, const char *buf, u16 *pkey)
+static int parse_child_pkey(struct net_device *dev, const char *buf,
+			    u16 *pkey)
 {
 	unsigned int val;
 
+	if (!capable(CAP_NET_ADMIN))
+		return -EPERM;
 	if (kstrtouint(buf, 0, &val) || !ipoib_pkey_valid(val)) {
 		netdev_warn(dev, "P_Key must be a number in 0x0001-0xffff other than 0x8000\n");
 		return -EINVAL;
@@ -126,10 +130,7 @@ static ssize_t create_child_store(struct device *d,
 	u16 pkey;
 	int ret;
 
-	/* A child takes HCA resources: not for a container's root. */
-	if (!capable(CAP_NET_ADMIN))
-		return -EPERM;
-	ret = parse_pkey(dev, buf, &pkey);
+	ret = parse_child_pkey(dev, buf, &pkey);
 	if (ret)
 		return ret;
 
@@ -152,9 +153,7 @@ static ssize_t delete_child_store(struct device *d,
 	u16 pkey;
 	int ret;
 
-	if (!capable(CAP_NET_ADMIN))
-		return -EPERM;
-	ret = parse_pkey(dev, buf, &pkey);
+	ret = parse_child_pkey(dev, buf, &pkey);
 	if (ret)
 		return ret;
 

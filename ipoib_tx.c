@@ -222,6 +222,10 @@ void ipoib_tx_ud_reaped(struct ipoib_dev *priv)
 	smp_mb();
 	if (unlikely(netif_queue_stopped(priv->dev)) &&
 	    ipoib_tx_outstanding(&priv->tx) <= priv->tx.size / 2 &&
-	    test_bit(IPOIB_QP_READY, &priv->flags))
+	    test_bit(IPOIB_QP_READY, &priv->flags)) {
 		netif_wake_queue(priv->dev);
+		/* Nothing may come behind what waited: send it now. */
+		if (!skb_queue_empty_lockless(&priv->staged))
+			ipoib_send_staged(priv, NULL);
+	}
 }

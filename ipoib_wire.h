@@ -83,30 +83,43 @@ static inline unsigned int ipoib_mgid_pkey(const unsigned char *mgid)
 }
 
 /*
+ * The first 6 bytes of every IPoIB MGID, ff1S:SIG:PPPP, with the P_Key's
+ * full membership bit set, as every member must agree on it; the rest
+ * zeroed.
+ */
+static inline void ipoib_mgid_prefix(unsigned char *mgid, unsigned int sig,
+				     unsigned int pkey, unsigned int scope)
+{
+	unsigned int i;
+
+	for (i = 6; i < 16; i++)
+		mgid[i] = 0;
+	mgid[0] = 0xff;
+	mgid[1] = 0x10 | (scope & 0x0f);
+	mgid[2] = sig >> 8;
+	mgid[3] = sig & 0xff;
+	pkey |= IPOIB_PKEY_FULL;
+	mgid[4] = pkey >> 8;
+	mgid[5] = pkey & 0xff;
+}
+
+/*
  * The broadcast address of a partition: flags 0, QPN 0xffffff, and the
- * IPv4 all-hosts MGID ff1S:401b:PPPP::ffff:ffff with the P_Key's full
- * membership bit set, as every member must agree on it.
+ * IPv4 all-hosts MGID ff1S:401b:PPPP::ffff:ffff.
  */
 static inline void ipoib_broadcast_addr(unsigned char *addr,
 					unsigned int pkey, unsigned int scope)
 {
+	unsigned char *mgid = addr + 4;
 	unsigned int i;
 
 	addr[0] = 0;
 	addr[1] = 0xff;
 	addr[2] = 0xff;
 	addr[3] = 0xff;
-	for (i = 4; i < IPOIB_ALEN; i++)
-		addr[i] = 0;
-	addr[4] = 0xff;
-	addr[5] = 0x10 | (scope & 0x0f);
-	addr[6] = IPOIB_MGID_SIG_V4 >> 8;
-	addr[7] = IPOIB_MGID_SIG_V4 & 0xff;
-	pkey |= IPOIB_PKEY_FULL;
-	addr[8] = pkey >> 8;
-	addr[9] = pkey & 0xff;
-	for (i = 16; i < IPOIB_ALEN; i++)
-		addr[i] = 0xff;
+	ipoib_mgid_prefix(mgid, IPOIB_MGID_SIG_V4, pkey, scope);
+	for (i = 12; i < 16; i++)
+		mgid[i] = 0xff;
 }
 
 /* IPv4 group -> MGID: the low 28 bits of the group address (RFC 4391 4). */
@@ -114,17 +127,7 @@ static inline void ipoib_mgid_from_ipv4(unsigned char *mgid,
 					const unsigned char *ip4,
 					unsigned int pkey, unsigned int scope)
 {
-	unsigned int i;
-
-	for (i = 0; i < 16; i++)
-		mgid[i] = 0;
-	mgid[0] = 0xff;
-	mgid[1] = 0x10 | (scope & 0x0f);
-	mgid[2] = IPOIB_MGID_SIG_V4 >> 8;
-	mgid[3] = IPOIB_MGID_SIG_V4 & 0xff;
-	pkey |= IPOIB_PKEY_FULL;
-	mgid[4] = pkey >> 8;
-	mgid[5] = pkey & 0xff;
+	ipoib_mgid_prefix(mgid, IPOIB_MGID_SIG_V4, pkey, scope);
 	mgid[12] = ip4[0] & 0x0f;
 	mgid[13] = ip4[1];
 	mgid[14] = ip4[2];
@@ -138,13 +141,7 @@ static inline void ipoib_mgid_from_ipv6(unsigned char *mgid,
 {
 	unsigned int i;
 
-	mgid[0] = 0xff;
-	mgid[1] = 0x10 | (scope & 0x0f);
-	mgid[2] = IPOIB_MGID_SIG_V6 >> 8;
-	mgid[3] = IPOIB_MGID_SIG_V6 & 0xff;
-	pkey |= IPOIB_PKEY_FULL;
-	mgid[4] = pkey >> 8;
-	mgid[5] = pkey & 0xff;
+	ipoib_mgid_prefix(mgid, IPOIB_MGID_SIG_V6, pkey, scope);
 	for (i = 6; i < 16; i++)
 		mgid[i] = ip6[i];
 }

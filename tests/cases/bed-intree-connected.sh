@@ -15,16 +15,7 @@ set -eu
 
 fabric_up devices=2 ports=1
 intree_up
-a=$(wait_iface ib_ipoib sib0 1)
-b=$(wait_iface ib_ipoib sib1 1)
-for ifc in "$a" "$b"; do
-	echo connected >"/sys/class/net/$ifc/mode"
-	ip link set "$ifc" mtu 65520
-done
-ib_host h1 "$a" 10.2.0.1/24
-ib_host h2 "$b" 10.2.0.2/24
-wait_carrier h1 "$a"
-wait_carrier h2 "$b"
+two_hosts --connected ib_ipoib 10.2.0
 assert_eq "$(ip netns exec h1 cat "/sys/class/net/$a/mode")" connected "mode"
 assert_eq "$(ip netns exec h1 cat "/sys/class/net/$a/mtu")" 65520 "MTU"
 

@@ -49,15 +49,7 @@ run() {
 	local policy=$1 uc=$2 type=$3 flags=$4
 	step "policy $policy, cm_uc=$uc: $type"
 	ours_up cm_policy="$policy" cm_uc="$uc"
-	a=$(wait_iface ib_ipoib sib0 1)
-	b=$(wait_iface ib_ipoib sib1 1)
-	for ifc in "$a" "$b"; do
-		echo connected >"/sys/class/net/$ifc/mode"
-	done
-	ib_host h1 "$a" 10.6.0.1/24 fd06::1/64
-	ib_host h2 "$b" 10.6.0.2/24 fd06::2/64
-	wait_carrier h1 "$a"
-	wait_carrier h2 "$b"
+	two_hosts --connected ib_ipoib 10.6.0 fd06
 	assert_eq "$(ip netns exec h1 cut -c1-2 "/sys/class/net/$a/address")" "$flags" "address flags"
 
 	assert on h1 ping -c 5 -i 0.2 -W 3 -s 60000 10.6.0.2

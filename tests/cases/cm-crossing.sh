@@ -1,9 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Crossed REQs (RFC 4755 3.3).  The fabric holds every MAD for a while and
-# both hosts send at once, so each sends its REQ before the other's
-# arrives.  Under cm_policy=rfc the smaller link address accepts, the
+# Crossed REQs (RFC 4755 3.3).  The fabric holds CM MADs until both hosts
+# have sent their REQ, so each sends its REQ before the other's arrives.  Under cm_policy=rfc the smaller link address accepts, the
 # other rejects: exactly one connection and one QP on each side, traffic
 # both ways over it.  Under auto the same: both REQs go to the RFC
 # service ID, so each learns the other is an RFC peer.  Under compatible,
@@ -20,8 +19,8 @@ set -eu
 
 stat_of() { ip netns exec "$1" ethtool -S "$2" | awk -v k="$3:" '$1 == k { print $2 }'; }
 cm_file() { echo "/sys/kernel/debug/ib_ipoib/$1/cm"; }
-# A passive side is live on the RTU or the first data, which the delayed
-# MADs may bring after the pings are done: wait for both ends to count.
+# A passive side is live on the RTU or the first data, which may come
+# after the pings are done: wait for both ends to count.
 # shellcheck disable=SC2317 # called through wait_for
 settled() {
 	[ "$(cm_lines "$a")" = "$1" ] && [ "$(cm_lines "$b")" = "$1" ] &&
@@ -30,6 +29,9 @@ settled() {
 }
 cm_lines() { grep -c -E ' (live|connecting|wait-peer) ' "$(cm_file "$1")" || true; }
 qps() { awk '$1 == "qps" { print $2 }' "$SIB/$1/resources"; }
+# cm_held N: the fabric holds at least N CM MADs.
+# shellcheck disable=SC2317 # called through wait_for
+cm_held() { [ "$(cat "$SIB/cm_hold")" -ge "$1" ]; }
 dump() {
 	cat "$(cm_file "$a")" "$(cm_file "$b")"
 	on h1 ethtool -S "$a" | grep -E 'cm_|drop|too_big|path'
@@ -43,34 +45,29 @@ run() {
 	local policy=$1 want=$2 q1 q2 a_addr b_addr
 	step "policy $policy: both ends connect at once"
 	ours_up cm_policy="$policy"
-	a=$(wait_iface ib_ipoib sib0 1)
-	b=$(wait_iface ib_ipoib sib1 1)
-	for ifc in "$a" "$b"; do
-		echo connected >"/sys/class/net/$ifc/mode"
-	done
-	a_addr=$(cat "/sys/class/net/$a/address")
-	b_addr=$(cat "/sys/class/net/$b/address")
-	ib_host h1 "$a" 10.7.0.1/24
-	ib_host h2 "$b" 10.7.0.2/24
-	wait_carrier h1 "$a"
-	wait_carrier h2 "$b"
+	two_hosts --connected ib_ipoib 10.7.0
+	a_addr=$(ip netns exec h1 cat "/sys/class/net/$a/address")
+	b_addr=$(ip netns exec h2 cat "/sys/class/net/$b/address")
 	# Known neighbours: no ARP, so neither side hears from the other
 	# before its own REQ is out.
 	ip -n h1 neigh replace 10.7.0.2 lladdr "$b_addr" dev "$a" nud permanent
 	ip -n h2 neigh replace 10.7.0.1 lladdr "$a_addr" dev "$b" nud permanent
 	q1=$(qps sib0)
 	q2=$(qps sib1)
-	echo 400 >"$SIB/mad_delay_ms"
+	# The fabric holds CM MADs until both REQs are out, so that they
+	# cross whatever the timing of the two pings.
+	echo 1 >"$SIB/cm_hold"
 	# Small pings: a 60000-byte echo reply held while its connection
 	# is being set up can fill the ICMP socket's send buffer.
 	ip netns exec h1 ping -c 4 -i 0.5 -W 10 10.7.0.2 >/tmp/p1 2>&1 &
 	p1=$!
 	ip netns exec h2 ping -c 4 -i 0.5 -W 10 10.7.0.1 >/tmp/p2 2>&1 &
 	p2=$!
+	wait_for 20 cm_held 2 || { echo 0 >"$SIB/cm_hold"; dump; fail "not both ends sent a REQ"; }
+	echo 0 >"$SIB/cm_hold"
 	wait "$p1" || { cat /tmp/p1; wait "$p2" || true; cat /tmp/p2; dump; fail "h1 -> h2 pings"; }
 	wait "$p2" || { cat /tmp/p2; dump; fail "h2 -> h1 pings"; }
 	tail -n 2 /tmp/p1 /tmp/p2
-	echo 0 >"$SIB/mad_delay_ms"
 	# The losing REQ's QP goes once the winner is up (or its wait ends).
 	wait_for 15 settled "$want" || true
 	cat "$(cm_file "$a")" "$(cm_file "$b")"

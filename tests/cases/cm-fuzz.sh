@@ -47,7 +47,7 @@ tables_empty() { [ "$(cm_lines "$a")" = 0 ] && [ "$(cm_lines "$b")" = 0 ]; }
 # shellcheck disable=SC2317 # called through wait_for
 at_baseline() { [ "$(verbs sib0)" = "$v0" ] && [ "$(verbs sib1)" = "$v1" ]; }
 # shellcheck disable=SC2317 # called through wait_for
-answered() { [ "$(($(listens peer_rejs) + $(listens rtus) + $(listens unanswered)))" -gt "$1" ]; }
+answered() { [ "$(($(listens peer_rejs) + $(listens taken) + $(listens unanswered)))" -gt "$1" ]; }
 # shellcheck disable=SC2317 # called through wait_for
 rej_seen() { [ "$(stat_of h1 "$a" cm_rejects_received)" -gt "$1" ]; }
 dump() {
@@ -109,7 +109,7 @@ for answer in $ANSWERS; do
 		lladdr=$(printf '80:%02x:%02x:%02x:%s' $((qpn >> 16)) $((qpn >> 8 & 255)) $((qpn & 255)) \
 			"$(echo "$b_gid" | tr -d : | sed 's/../&:/g; s/:$//')")
 		ip -n h1 neigh replace "$addr" lladdr "$lladdr" nud permanent dev "$a"
-		seen=$(($(listens peer_rejs) + $(listens rtus) + $(listens unanswered)))
+		seen=$(($(listens peer_rejs) + $(listens taken) + $(listens unanswered)))
 		rej0=$(stat_of h1 "$a" cm_rejects_received)
 		ip netns exec h1 ping -c 1 -W 1 "$addr" >/dev/null 2>&1 || true
 		case $answer in
@@ -124,10 +124,10 @@ for answer in $ANSWERS; do
 	done
 	echo "   $answer: $(grep '^listens' "$PROBE")"
 done
-rtus=$(listens rtus)
+taken=$(listens taken)
 peer_rejs=$(listens peer_rejs)
 # Only rep-mtu-max is to be taken; the other four REP kinds refused.
-assert_eq "$rtus" "$N_ROUNDS" "REPs h1 completed (rep-mtu-max only)"
+assert_eq "$taken" "$N_ROUNDS" "REPs h1 completed (rep-mtu-max only)"
 assert_ge "$peer_rejs" $((4 * N_ROUNDS)) "malformed REPs h1 refused"
 on h1 ethtool -S "$a" | grep -E 'cm_(reqs_sent|rej|fall)'
 

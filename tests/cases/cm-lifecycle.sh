@@ -35,15 +35,7 @@ fabric_up devices=2 ports=1
 
 hosts_up() {
 	ours_up cm_idle_timeout=3 cm_policy=compatible "$@"
-	a=$(wait_iface ib_ipoib sib0 1)
-	b=$(wait_iface ib_ipoib sib1 1)
-	for ifc in "$a" "$b"; do
-		echo connected >"/sys/class/net/$ifc/mode"
-	done
-	ib_host h1 "$a" 10.11.0.1/24
-	ib_host h2 "$b" 10.11.0.2/24
-	wait_carrier h1 "$a"
-	wait_carrier h2 "$b"
+	two_hosts --connected ib_ipoib 10.11.0
 }
 
 iperf_bg() {

@@ -33,14 +33,7 @@ idle_of() {
 
 fabric_up devices=2 ports=1
 ours_up
-a=$(wait_iface ib_ipoib sib0 1)
-b=$(wait_iface ib_ipoib sib1 1)
-echo connected >"/sys/class/net/$a/mode"
-echo connected >"/sys/class/net/$b/mode"
-ib_host h1 "$a" 10.9.0.1/24 fd09::1/64
-ib_host h2 "$b" 10.9.0.2/24 fd09::2/64
-wait_carrier h1 "$a"
-wait_carrier h2 "$b"
+two_hosts --connected ib_ipoib 10.9.0 fd09
 
 step "connections both ways"
 assert on h1 ping -c 3 -i 0.2 -W 2 10.9.0.2

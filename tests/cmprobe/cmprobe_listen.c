@@ -15,11 +15,9 @@
  *
  * A REP names a QP that does not exist, so nothing can flow on a connection
  * that a peer accepts anyway.  A connection a REP started lives until the
- * peer refuses it (REJ), completes it (RTU: we then end it), or the CM
- * gives up; and at the latest until unlisten of its device or unload.  A
- * peer that completed it may end it at once (its first send fails): its
- * DREQ can reach us before its RTU, which the CM then drops, so a DREQ as
- * the first answer counts as an RTU.
+ * peer refuses it (REJ), takes it (RTU, or a DREQ: its first send fails
+ * and it ends what it took; we then end it), or the CM gives up; and at the
+ * latest until unlisten of its device or unload.
  * A listen lasts until unlisten, its device's removal or module unload.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -60,6 +58,7 @@ struct cmprobe_child {
 	struct ib_cm_id *id;
 	struct work_struct end_work;
 	bool ending;
+	bool taken;
 };
 
 /* Held across device lookup and use: device removal takes it too. */
@@ -68,7 +67,7 @@ static LIST_HEAD(cmprobe_listens);
 static LIST_HEAD(cmprobe_children);
 
 /* What the listens saw, for the read of the control file. */
-static atomic_t n_reqs, n_reps, n_rejs, n_peer_rejs, n_rtus, n_unanswered;
+static atomic_t n_reqs, n_reps, n_rejs, n_peer_rejs, n_taken, n_unanswered;
 static DEFINE_SPINLOCK(rnd_lock);
 static struct rnd_state rnd;
 
@@ -130,11 +129,14 @@ static int child_handler(struct ib_cm_id *id, const struct ib_cm_event *ev)
 		break;
 	case IB_CM_RTU_RECEIVED:
 	case IB_CM_USER_ESTABLISHED:
-		atomic_inc(&n_rtus);
-		break;
 	case IB_CM_DREQ_RECEIVED:
-		if (!READ_ONCE(c->ending))
-			atomic_inc(&n_rtus);
+		/*
+		 * A DREQ ends a connection the peer took: the CM may hand
+		 * it over before the RTU it followed, and then never the RTU.
+		 */
+		if (!c->taken)
+			atomic_inc(&n_taken);
+		c->taken = true;
 		break;
 	case IB_CM_REP_ERROR:
 		atomic_inc(&n_unanswered);
@@ -354,8 +356,8 @@ void cmprobe_show_listens(struct seq_file *s)
 	mutex_unlock(&cmprobe_listen_mutex);
 	if (!held && !atomic_read(&n_reqs))
 		return;
-	seq_printf(s, "listens reqs=%d reps=%d rejs=%d peer_rejs=%d rtus=%d unanswered=%d\n",
+	seq_printf(s, "listens reqs=%d reps=%d rejs=%d peer_rejs=%d taken=%d unanswered=%d\n",
 		   atomic_read(&n_reqs), atomic_read(&n_reps),
 		   atomic_read(&n_rejs), atomic_read(&n_peer_rejs),
-		   atomic_read(&n_rtus), atomic_read(&n_unanswered));
+		   atomic_read(&n_taken), atomic_read(&n_unanswered));
 }

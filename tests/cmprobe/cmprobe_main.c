@@ -37,8 +37,9 @@
  * in turn.  unlisten drops every listen on the ID, -ENOENT if none.  A read
  * ends with one "listen dev=NAME sid=0xHEX answer=KIND" line per listen
  * held and, once a listen was held, a "listens reqs=N reps=N rejs=N
- * peer_rejs=N rtus=N unanswered=N" line: REQs answered, REPs and REJs
- * sent, and how the REP'd ones ended.
+ * peer_rejs=N taken=N unanswered=N" line: REQs answered, REPs and REJs
+ * sent, and how the REP'd ones ended (taken: an RTU, first data or a DREQ
+ * came back).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

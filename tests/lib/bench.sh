@@ -5,27 +5,48 @@
 # result lines that tests/bench/report turns into the table,
 #
 #   BENCH METRIC WHO ROUND VALUE       WHO: ours, intree or ref; VALUE or n/a
+#   BENCH-INFO WHO SETTINGS...         what WHO's driver runs with
 #
 # They never fail a case: a measurement that cannot be made says n/a.
 # Source after common.sh and ib.sh.
 
 # Rounds and seconds per run: bench.rounds= and bench.secs= on the kernel
-# command line (tests/bench/run --rounds/--secs), else 3 and 3.
+# command line (tests/bench/run --rounds/--secs), else 5 and 3 as there.
 BENCH_ROUNDS=$(sed -n 's/.*bench\.rounds=\([0-9]*\).*/\1/p' /proc/cmdline)
-BENCH_ROUNDS=${BENCH_ROUNDS:-3}
+BENCH_ROUNDS=${BENCH_ROUNDS:-5}
 BENCH_SECS=$(sed -n 's/.*bench\.secs=\([0-9]*\).*/\1/p' /proc/cmdline)
 BENCH_SECS=${BENCH_SECS:-3}
+# Module parameters for the in-tree driver: bench.intree=a=1,b=2 on the
+# command line (tests/bench/run --intree-params "a=1 b=2"), else none.
+read -r -a BENCH_INTREE <<<"$(sed -n 's/.*bench\.intree=\([^ ]*\).*/\1/p' /proc/cmdline | tr , ' ')"
 # Profiles: bench.profile=1 (tests/bench/run --profile).
 BENCH_PROFILE=$(sed -n 's/.*bench\.profile=\([0-9]*\).*/\1/p' /proc/cmdline)
 bench_port=5300
 
 result() { echo "BENCH $1 $2 $3 ${4:-n/a}"; }
 
-# na WHO ROUND METRIC...: these could not be measured.
-na() {
-	local who=$1 r=$2 m
-	shift 2
-	for m in "$@"; do result "$m" "$who" "$r"; done
+# bench_info WHO [PARAMETERS...]: the ring sizes WHO's driver runs with,
+# as it reports them in sysfs, and the parameters it was loaded with, for
+# the report to print under the table.
+bench_info() {
+	local who=$1 mod=ipoib_alt p line=
+	shift
+	[ "$who" = ours ] || mod=ib_ipoib
+	for p in send_queue_size recv_queue_size; do
+		line="$line $p=$(cat "/sys/module/$mod/parameters/$p" 2>/dev/null || echo '?')"
+	done
+	echo "BENCH-INFO $who$line (loaded with: ${*:-no parameters})"
+}
+
+# bench_intree_up: the in-tree driver with the bench's parameters (none by
+# default: its own defaults); bench_alt_up [PARAMETERS...]: ours.
+bench_intree_up() {
+	intree_up ${BENCH_INTREE[@]+"${BENCH_INTREE[@]}"}
+	bench_info intree ${BENCH_INTREE[@]+"${BENCH_INTREE[@]}"}
+}
+bench_alt_up() {
+	alt_up "$@"
+	bench_info ours "$@"
 }
 
 # order ROUND A B: A B on odd rounds, B A on even ones, so that a drift in
@@ -221,8 +242,8 @@ declare -A SRV ADDR CLI
 BENCH_WHO=
 bench_hosts() {
 	local mode=${1:-} mtu=${2:-} who drv d1 d2 net a b ok
-	alt_up
-	intree_up
+	bench_alt_up
+	bench_intree_up
 	for who in ours intree; do
 		if [ "$who" = ours ]; then
 			drv=ipoib_alt d1=sib0 d2=sib1 net=10.61.0

@@ -84,12 +84,22 @@ wait_iface() {
 	done
 }
 
-# two_hosts DRIVER NET4 [NET6]: DRIVER's interfaces on sib0 and sib1 as
-# hosts h1 (NET4.1/24, NET6::1/64) and h2 (NET4.2, NET6::2), up with
-# carrier; sets a and b to the interface names.
+# two_hosts [--connected] DRIVER NET4 [NET6]: DRIVER's interfaces on sib0
+# and sib1 as hosts h1 (NET4.1/24, NET6::1/64) and h2 (NET4.2, NET6::2),
+# up with carrier; sets a and b to the interface names.  --connected puts
+# both in connected mode at MTU 65520 first (the in-tree driver keeps its
+# MTU on a mode change).
 two_hosts() {
+	local mode=datagram ifc
+	[ "$1" != --connected ] || { mode=connected; shift; }
 	a=$(wait_iface "$1" sib0 1)
 	b=$(wait_iface "$1" sib1 1)
+	if [ "$mode" = connected ]; then
+		for ifc in "$a" "$b"; do
+			echo connected >"/sys/class/net/$ifc/mode"
+			ip link set "$ifc" mtu 65520
+		done
+	fi
 	ib_host h1 "$a" "$2.1/24" ${3:+"$3::1/64"}
 	ib_host h2 "$b" "$2.2/24" ${3:+"$3::2/64"}
 	wait_carrier h1 "$a"

@@ -6,8 +6,10 @@
  * DMA, so ib_core, ib_mad, ib_sa, ib_cm and IPoIB run on it unmodified.  All
  * ports of all devices hang off one fabric: a packet is "sent" by copying the
  * sender's gather list straight into the receiver's scatter list, in the
- * sender's context.  A built-in subnet manager owns LID 1 and answers SA
- * queries sent to it.
+ * sender's context.  Every port is linked to the fabric's one switch, whose
+ * port 0 holds LID 1: there the built-in subnet manager answers SA queries.
+ * Each port has a subnet management agent and a PMA (process_mad), and so
+ * has the switch; SMPs travel between them by directed route or by LID.
  */
 #ifndef SIB_H
 #define SIB_H
@@ -25,6 +27,7 @@ struct seq_file;
 
 #define SIB_MAX_DEVICES		8
 #define SIB_MAX_PORTS		2	/* per device */
+#define SIB_FABRIC_PORTS	(SIB_MAX_DEVICES * SIB_MAX_PORTS)
 #define SIB_PKEY_TABLE_LEN	16
 #define SIB_GID_TABLE_LEN	1
 #define SIB_SM_LID		1
@@ -39,6 +42,9 @@ struct seq_file;
 #define SIB_SUBNET_PREFIX	0xfe80000000000000ULL
 #define SIB_QKEY_CONTROLLED	0x80000000
 #define SIB_SM_GUID		0x5eb1b0ff00000001ULL
+#define SIB_VENDOR_ID		0x5eb1
+#define SIB_SWITCH_DESC		"sib switch"
+#define SIB_VLARB_CAP		8	/* VLArbitrationTable entries per priority */
 
 /* Counters per port: what crossed it, and what it refused. */
 enum sib_counter {
@@ -57,6 +63,18 @@ enum sib_counter {
 	SIB_CNT_LEN_ERRORS,		/* message too long for MTU or buffer */
 	SIB_CNT_CSUM_OFFLOADS,
 	SIB_CNT_LSO_SEGMENTS,
+	/*
+	 * The link, as a port's PMA reports it: packets on the wire (a
+	 * message over the path MTU is several), octets with their headers.
+	 */
+	SIB_CNT_LINK_TX_PKTS,
+	SIB_CNT_LINK_TX_OCTETS,
+	SIB_CNT_LINK_TX_MCAST_PKTS,
+	SIB_CNT_LINK_RX_PKTS,
+	SIB_CNT_LINK_RX_OCTETS,
+	SIB_CNT_LINK_RX_MCAST_PKTS,
+	SIB_CNT_LINK_DOWNED,		/* times the link went down */
+	SIB_CNT_VL15_DROPPED,		/* SMPs with no way on or no QP0 */
 	SIB_NR_COUNTERS
 };
 
@@ -82,6 +100,45 @@ struct sib_port_stats {
 	u64 ipoib[SIB_IPOIB_TRANSPORTS][SIB_IPOIB_CLASSES];
 };
 
+/* What the PMA shows (sib_pma.c): each field less its value at the last reset. */
+enum sib_pma_field {
+	SIB_PMA_XMIT_OCTETS,
+	SIB_PMA_RCV_OCTETS,
+	SIB_PMA_XMIT_PKTS,
+	SIB_PMA_RCV_PKTS,
+	SIB_PMA_XMIT_UCAST,
+	SIB_PMA_RCV_UCAST,
+	SIB_PMA_XMIT_MCAST,
+	SIB_PMA_RCV_MCAST,
+	SIB_PMA_LINK_DOWNED,
+	SIB_PMA_XMIT_DISCARDS,
+	SIB_PMA_VL15_DROPPED,
+	SIB_PMA_NR_FIELDS
+};
+
+/*
+ * What a subnet manager sets through a port's SMA (sib_sma.c), beyond the
+ * LID, state, MTU and P_Keys; written under sib_fabric.lock.
+ */
+struct sib_port_mgmt {
+	u64 mkey;			/* kept and shown, never enforced */
+	u16 mkey_lease;
+	u8 mkey_protect;
+	u16 sm_lid;
+	u8 sm_sl;
+	u8 subnet_timeout;
+	u8 down_default;
+	u8 width_enabled;
+	u8 speed_enabled;
+	u8 speed_ext_enabled;
+	u8 vl_high_limit;
+	u8 error_thresholds;
+	bool disabled;			/* PortPhysicalState Disabled */
+	u8 sl2vl[8];			/* 16 SLs, a nibble each */
+	u8 vlarb[2][SIB_VLARB_CAP * 2];	/* low, high: VL and weight */
+	u64 pma_base[SIB_PMA_NR_FIELDS];	/* values at the last reset */
+};
+
 struct sib_dev;
 struct sib_qp;
 
@@ -97,7 +154,12 @@ struct sib_port {
 	enum ib_mtu active_mtu;
 	u32 cap_flags;
 	u16 pkeys[SIB_PKEY_TABLE_LEN];
+	struct sib_port_mgmt mgmt;
 	bool rx_stall;			/* no receive buffers but QP0/QP1's */
+
+	/* SA bookkeeping a port change needs, done where it may sleep. */
+	struct work_struct sa_sync_work;
+	unsigned long sa_sync;		/* SIB_SA_SYNC_* bits */
 
 	struct sib_qp __rcu *special_qp[2];	/* QP0 and QP1 */
 	struct sib_port_stats __percpu *stats;
@@ -257,6 +319,7 @@ struct sib_pkt {
 	bool held;			/* already delayed once */
 	bool resent;			/* an RNR retry: counted already */
 	u8 rnr_timer;			/* out: responder's RNR NAK timer */
+	u8 sw_port;			/* switch port it came in by; 0: ours */
 };
 
 /* How a delivery went, as the sender's transport sees it. */
@@ -288,20 +351,33 @@ struct sib_mcast_group {
 	struct list_head attached;
 };
 
+/*
+ * The fabric's one switch (sib_switch.c): external port N links the HCA
+ * port of fabric index N - 1; port 0 holds the SM's LID.
+ */
+struct sib_switch {
+	u32 nports;
+	atomic_t sm_act_count;		/* SMInfo ActCount */
+	u64 pma_base[SIB_FABRIC_PORTS + 1][SIB_PMA_NR_FIELDS];
+};
+
 /* The one fabric. */
 struct sib_fabric {
 	spinlock_t lock;		/* topology, LIDs, P_Keys, MFT */
 	struct mutex ctl_mutex;		/* serialises control operations */
 	struct sib_port __rcu *by_lid[SIB_MAX_LID + 1];
 	struct sib_mcast_group __rcu *by_mlid[SIB_MAX_MLIDS];
+	struct sib_port __rcu *by_index[SIB_FABRIC_PORTS];
 	struct sib_dev *devs[SIB_MAX_DEVICES];
 	u32 ndevs;
 	u32 nports;
+	struct sib_switch sw;
 	struct workqueue_struct *wq;	/* SM, SA and delayed packets */
 	struct dentry *debugfs;
 
 	/* Fault injection, set through debugfs. */
 	u32 mad_delay_ms;		/* hold every MAD this long */
+	bool cm_hold;			/* hold CM MADs until released */
 	u32 mad_drop_every;		/* drop every Nth MAD, 0 = none */
 	u32 ud_drop_every;		/* drop every Nth UD data packet */
 	u32 rc_drop_every;		/* lose every Nth RC/UC message */
@@ -368,6 +444,17 @@ bool sib_pkey_valid(u16 pkey);
 bool sib_pkey_match(u16 a, u16 b);
 int sib_pkey_find(const struct sib_port *port, u16 pkey);
 u16 sib_pkey_at(const struct sib_port *port, u16 index);
+
+/*
+ * Whether a port sends and takes packets: SMPs (VL15) once its link is up
+ * (INIT, ARMED), everything else only when ACTIVE (IBA 7.2).
+ */
+static inline bool sib_port_passes(const struct sib_port *port, bool smp)
+{
+	enum ib_port_state state = READ_ONCE(port->state);
+
+	return state == IB_PORT_ACTIVE || (smp && state != IB_PORT_DOWN);
+}
 
 static inline union ib_gid sib_port_gid(const struct sib_port *port)
 {
@@ -453,10 +540,14 @@ void sib_mcast_detach_all(struct sib_qp *qp);
 enum sib_delivery sib_deliver(struct sib_pkt *pkt);
 void sib_deliver_later(const struct sib_pkt *pkt, unsigned int delay_ms);
 struct sib_port *sib_port_by_lid(u16 lid);
+struct sib_port *sib_port_by_index(u32 index);
+enum sib_delivery sib_deliver_at(struct sib_pkt *pkt, struct sib_port *dport);
 struct sib_port *sib_port_by_gid(const union ib_gid *gid);
 int sib_mft_set(u16 mlid, const struct sib_port *port, bool member);
 bool sib_mft_has(u16 mlid, const struct sib_port *port);
 void sib_fabric_drop_held(void);
+unsigned int sib_fabric_cm_held(void);
+void sib_fabric_cm_release(void);
 void sib_fabric_free_groups(void);
 
 /* Stateless offloads done in software (sib_offload.c). */
@@ -475,6 +566,55 @@ int sib_sm_set_mtu(struct sib_port *port, enum ib_mtu mtu);
 void sib_port_event(struct sib_port *port, enum ib_event_type type);
 void sib_sm_reregister_port(struct sib_port *port);
 void sib_sm_restart(void);
+int sib_sm_move_lid(struct sib_port *port, u16 lid);
+
+/* What sib_sm_sa_sync() leaves to the SA's work. */
+enum {
+	SIB_SA_SYNC_GONE,		/* forget the port's memberships */
+	SIB_SA_SYNC_PARTITIONS,		/* create its partitions' groups */
+};
+
+void sib_sm_sa_sync(struct sib_port *port, unsigned int what);
+void sib_sm_sa_sync_work(struct work_struct *work);
+
+/* Subnet management and performance agents (sib_sma.c, sib_pma.c). */
+struct ib_mad;
+struct ib_smp;
+struct sib_portinfo;
+struct ib_node_info;
+
+void sib_sma_init_port(struct sib_port *port);
+void sib_sma_node_info(struct sib_port *port, struct ib_node_info *ni);
+void sib_sma_portinfo(struct sib_port *port, struct sib_portinfo *pi);
+int sib_process_mad(struct ib_device *ibdev, int flags, u32 port_num,
+		    const struct ib_wc *in_wc, const struct ib_grh *in_grh,
+		    const struct ib_mad *in, struct ib_mad *out,
+		    size_t *out_size, u16 *out_pkey_index);
+bool sib_mad_for_agents(u8 method);
+void sib_smp_begin(const struct ib_smp *in, struct ib_smp *out);
+void sib_smp_end(struct ib_smp *out, u16 status);
+int sib_pma_mad(struct sib_dev *sdev, const struct ib_mad *in,
+		struct ib_mad *out);
+void sib_pma_clear(struct sib_port *port);
+
+/* Where a PMA's counters come from: an HCA's ports, or the switch's. */
+struct sib_pma_node {
+	u32 first, last;		/* the ports PortSelect may name */
+	u64 (*value)(void *ctx, u32 port, enum sib_pma_field f);
+	void (*reset)(void *ctx, u32 port, enum sib_pma_field f);
+	void *ctx;
+};
+
+int sib_pma_answer(const struct sib_pma_node *node, const struct ib_mad *in,
+		   struct ib_mad *out);
+u64 sib_pma_raw(struct sib_port *port, enum sib_pma_field f);
+u64 sib_pma_since(u64 raw, u64 base);
+
+/* The switch (sib_switch.c), from the fabric's work queue. */
+void sib_switch_init(u32 nports);
+void sib_switch_portinfo(u32 port_num, struct sib_portinfo *pi);
+void sib_switch_node_info(u8 local_port, struct ib_node_info *ni);
+void sib_switch_smp(struct ib_smp *smp, u32 len, u32 in_port, u16 slid);
 
 /* Subnet administrator (sib_sa.c): a MAD reached the SM's QP1. */
 struct sib_mad_src {
@@ -490,6 +630,7 @@ struct sib_mad_src {
 int sib_sa_init(void);
 void sib_sa_exit(void);
 void sib_sa_recv(const struct sib_mad_src *src, const void *mad, u32 len);
+void sib_switch_pma(const struct sib_mad_src *src, const void *mad, u32 len);
 void sib_sm_send_mad(const struct sib_mad_src *to, const void *mad, u32 len);
 void sib_sa_port_gone(struct sib_port *port);
 void sib_sa_reregister(void);

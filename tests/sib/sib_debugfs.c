@@ -4,14 +4,18 @@
  *
  *   mad_delay_ms, mad_drop_every,      fault injection for the whole fabric
  *   ud_drop_every, rc_drop_every
+ *   cm_hold                            write 1: CM MADs wait; 0: they go on;
+ *                                      read: how many wait
  *   group_mtu                          bytes: cap on new groups' MTU, 0 none
  *   sm_restart                         write: every port must rejoin
  *   sa_groups                          the SA's multicast groups and members
  *   ports                              one line per port
- *   sibN/portP/state                   ACTIVE or DOWN; write up or down
+ *   sibN/portP/state                   ACTIVE, ARMED, INIT or DOWN; write up
+ *                                      or down
  *   sibN/portP/lid, mtu, pkeys         read and change
  *   sibN/portP/event                   write an event name to raise it
- *   sibN/portP/counters                traffic and drops; write 0 to clear
+ *   sibN/portP/counters                traffic, drops and the link as the PMA
+ *                                      counts it; write 0 to clear
  *                                      (ipoib's counts too)
  *   sibN/portP/rx_stall                1: no receive buffers but QP0/QP1's
  *   sibN/portP/ipoib                   what it sent: TRANSPORT CLASS PACKETS
@@ -27,7 +31,16 @@
 
 static const char *state_name(enum ib_port_state state)
 {
-	return state == IB_PORT_ACTIVE ? "ACTIVE" : "DOWN";
+	switch (state) {
+	case IB_PORT_ACTIVE:
+		return "ACTIVE";
+	case IB_PORT_ARMED:
+		return "ARMED";
+	case IB_PORT_INIT:
+		return "INIT";
+	default:
+		return "DOWN";
+	}
 }
 
 static char *read_user(const char __user *ubuf, size_t len)
@@ -219,6 +232,7 @@ static int counters_store(struct sib_port *port, char *buf)
 	if (strcmp(buf, "0"))
 		return -EINVAL;
 	sib_counters_clear(port);
+	sib_pma_clear(port);
 	return 0;
 }
 
@@ -359,6 +373,42 @@ static ssize_t sm_restart_write(struct file *file, const char __user *ubuf,
 	return len;
 }
 
+static int cm_hold_show(struct seq_file *m, void *unused)
+{
+	seq_printf(m, "%u\n", sib_fabric_cm_held());
+	return 0;
+}
+
+static ssize_t cm_hold_write(struct file *file, const char __user *ubuf,
+			     size_t len, loff_t *ppos)
+{
+	bool hold;
+	int ret;
+
+	ret = kstrtobool_from_user(ubuf, len, &hold);
+	if (ret)
+		return ret;
+	if (hold)
+		WRITE_ONCE(sib_fabric.cm_hold, true);
+	else
+		sib_fabric_cm_release();
+	return len;
+}
+
+static int cm_hold_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, cm_hold_show, NULL);
+}
+
+static const struct file_operations cm_hold_fops = {
+	.owner = THIS_MODULE,
+	.open = cm_hold_open,
+	.read = seq_read,
+	.write = cm_hold_write,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
 static const struct file_operations sm_restart_fops = {
 	.owner = THIS_MODULE,
 	.open = simple_open,
@@ -378,6 +428,7 @@ int sib_debugfs_init(void)
 			   &sib_fabric.ud_drop_every);
 	debugfs_create_u32("rc_drop_every", 0644, root,
 			   &sib_fabric.rc_drop_every);
+	debugfs_create_file("cm_hold", 0644, root, NULL, &cm_hold_fops);
 	debugfs_create_file("group_mtu", 0644, root, NULL, &group_mtu_fops);
 	debugfs_create_file("sm_restart", 0200, root, NULL, &sm_restart_fops);
 	debugfs_create_file("sa_groups", 0444, root, NULL, &sa_groups_fops);

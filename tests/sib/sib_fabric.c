@@ -8,12 +8,14 @@
 #include <linux/slab.h>
 #include <linux/rculist.h>
 #include <rdma/ib_mad.h>
+#include <rdma/ib_smi.h>
 #include "sib.h"
 
 /* Payloads copied for later delivery: MADs, and delayed UD packets. */
 struct sib_held_pkt {
 	struct delayed_work work;
 	struct list_head link;
+	bool waiting;			/* CM MAD held until cm_hold is 0 */
 	struct sib_pkt pkt;
 	struct ib_sge sge;
 	u8 data[];
@@ -27,6 +29,13 @@ struct sib_port *sib_port_by_lid(u16 lid)
 	if (lid > SIB_MAX_LID)
 		return NULL;
 	return rcu_dereference(sib_fabric.by_lid[lid]);
+}
+
+struct sib_port *sib_port_by_index(u32 index)
+{
+	if (index >= SIB_FABRIC_PORTS)
+		return NULL;
+	return rcu_dereference(sib_fabric.by_index[index]);
 }
 
 struct sib_port *sib_port_by_gid(const union ib_gid *gid)
@@ -82,6 +91,42 @@ static void copy_payload(const struct sib_pkt *pkt, const struct ib_sge *sg,
 static bool is_ud_like(enum ib_qp_type type)
 {
 	return type == IB_QPT_UD || type == IB_QPT_GSI || type == IB_QPT_SMI;
+}
+
+/*
+ * What a message costs on the link (IBA 16.1.3.5 counts every octet from
+ * the LRH to the ICRC): one packet per path MTU, each with LRH (8), BTH
+ * (12) and ICRC (4), plus a GRH (40), a DETH (8) for datagrams and an
+ * ImmDt (4) when present.
+ */
+#define SIB_WIRE_BASE_OCTETS	24
+#define SIB_WIRE_GRH_OCTETS	40
+#define SIB_WIRE_DETH_OCTETS	8
+#define SIB_WIRE_IMM_OCTETS	4
+
+static void link_count(struct sib_port *port, const struct sib_pkt *pkt,
+		       bool tx, bool mcast)
+{
+	bool datagram = !pkt->src_qp || is_ud_like(pkt->src_qp->type);
+	u32 hdr = SIB_WIRE_BASE_OCTETS, pkts = 1;
+
+	if (!datagram) {
+		u32 mtu = sib_mtu_bytes(pkt->src_qp->path_mtu);
+
+		pkts = max_t(u32, 1, DIV_ROUND_UP(pkt->length, mtu));
+	}
+	if (pkt->has_grh)
+		hdr += SIB_WIRE_GRH_OCTETS;
+	if (datagram)
+		hdr += SIB_WIRE_DETH_OCTETS;
+	if (pkt->with_imm)
+		hdr += SIB_WIRE_IMM_OCTETS;
+	sib_count(port, tx ? SIB_CNT_LINK_TX_PKTS : SIB_CNT_LINK_RX_PKTS, pkts);
+	sib_count(port, tx ? SIB_CNT_LINK_TX_OCTETS : SIB_CNT_LINK_RX_OCTETS,
+		  pkt->length + (u64)pkts * hdr);
+	if (mcast)
+		sib_count(port, tx ? SIB_CNT_LINK_TX_MCAST_PKTS :
+				     SIB_CNT_LINK_RX_MCAST_PKTS, pkts);
 }
 
 static bool qp_can_receive(const struct sib_qp *qp, enum ib_qp_state state)
@@ -281,20 +326,42 @@ static bool transport_ok(const struct sib_qp *qp, const struct sib_pkt *pkt)
 	return qp->dest_qpn == pkt->src_qpn && qp->dest.dlid == pkt->slid;
 }
 
-static enum sib_delivery deliver_unicast(struct sib_pkt *pkt)
+/*
+ * Under rcu_read_lock(): a unicast message reached dport's link.  SMPs
+ * that find no QP0 to take them are VL15 drops as well.
+ */
+enum sib_delivery sib_deliver_at(struct sib_pkt *pkt, struct sib_port *dport)
 {
-	struct sib_port *dport = sib_port_by_lid(pkt->dlid);
+	bool smp = pkt->dst_qpn == 0;
+	enum sib_delivery res;
 	struct sib_qp *qp;
 
-	if (!dport || READ_ONCE(dport->state) != IB_PORT_ACTIVE) {
+	if (!sib_port_passes(dport, smp)) {
 		if (pkt->src_port)
 			sib_count(pkt->src_port, SIB_CNT_DROP_PORT_DOWN, 1);
 		return lost(pkt);
 	}
+	link_count(dport, pkt, false, false);
 	qp = find_qp(dport, pkt->dst_qpn);
 	if (!qp || !transport_ok(qp, pkt))
-		return dropped(pkt, dport, SIB_CNT_DROP_NO_QP);
-	return deliver_to_qp(dport, qp, pkt);
+		res = dropped(pkt, dport, SIB_CNT_DROP_NO_QP);
+	else
+		res = deliver_to_qp(dport, qp, pkt);
+	if (smp && res != SIB_DELIVERED)
+		sib_count(dport, SIB_CNT_VL15_DROPPED, 1);
+	return res;
+}
+
+static enum sib_delivery deliver_unicast(struct sib_pkt *pkt)
+{
+	struct sib_port *dport = sib_port_by_lid(pkt->dlid);
+
+	if (!dport) {
+		if (pkt->src_port)
+			sib_count(pkt->src_port, SIB_CNT_DROP_PORT_DOWN, 1);
+		return lost(pkt);
+	}
+	return sib_deliver_at(pkt, dport);
 }
 
 static enum sib_delivery deliver_multicast(struct sib_pkt *pkt)
@@ -303,6 +370,7 @@ static enum sib_delivery deliver_multicast(struct sib_pkt *pkt)
 	struct sib_mcast_attach *att;
 	struct sib_mcast_group *grp;
 	unsigned long forward;
+	unsigned int i;
 
 	if (index >= SIB_MAX_MLIDS)
 		return SIB_DROPPED;
@@ -310,6 +378,14 @@ static enum sib_delivery deliver_multicast(struct sib_pkt *pkt)
 	if (!grp)
 		return SIB_DROPPED;
 	forward = READ_ONCE(grp->forward);
+	/* Every port the switch forwards to gets it, attached QPs or not. */
+	for_each_set_bit(i, &forward, SIB_FABRIC_PORTS) {
+		struct sib_port *dport = sib_port_by_index(i);
+
+		if (dport && dport != pkt->src_port &&
+		    READ_ONCE(dport->state) == IB_PORT_ACTIVE)
+			link_count(dport, pkt, false, true);
+	}
 	list_for_each_entry_rcu(att, &grp->attached, group_link) {
 		struct sib_qp *qp = att->qp;
 		struct sib_port *dport = sib_port(qp->sdev, qp->port_num);
@@ -352,8 +428,28 @@ static void sa_work(struct work_struct *work)
 	rcu_read_lock();
 	src.port = sib_port_by_lid(src.slid);
 	rcu_read_unlock();
-	if (src.port)
+	atomic_inc(&sib_fabric.sw.sm_act_count);
+	/* The SA and the switch's PMA share port 0's QP1. */
+	if (src.port && held->data[1] == IB_MGMT_CLASS_PERF_MGMT)
+		sib_switch_pma(&src, held->data, held->pkt.length);
+	else if (src.port)
 		sib_sa_recv(&src, held->data, held->pkt.length);
+	kfree(held);
+}
+
+/* An SMP for the switch: to route on, or to answer. */
+static void switch_work(struct work_struct *work)
+{
+	struct sib_held_pkt *held = container_of(to_delayed_work(work),
+						 struct sib_held_pkt, work);
+	unsigned long flags;
+
+	spin_lock_irqsave(&held_lock, flags);
+	list_del(&held->link);
+	spin_unlock_irqrestore(&held_lock, flags);
+
+	sib_switch_smp((struct ib_smp *)held->data, held->pkt.length,
+		       held->pkt.sw_port, held->pkt.slid);
 	kfree(held);
 }
 
@@ -375,9 +471,13 @@ static void held_deliver_work(struct work_struct *work)
 	kfree(held);
 }
 
-/* Copy a UD message off the sender's buffers and queue it for later. */
+/*
+ * Copy a UD message off the sender's buffers and queue it for later: in
+ * delay_ms, or when released (waiting).
+ */
 static struct sib_held_pkt *hold_pkt(const struct sib_pkt *pkt,
-				     work_func_t fn, unsigned int delay_ms)
+				     work_func_t fn, unsigned int delay_ms,
+				     bool waiting)
 {
 	struct sib_held_pkt *held;
 	unsigned long flags;
@@ -396,18 +496,51 @@ static struct sib_held_pkt *hold_pkt(const struct sib_pkt *pkt,
 	held->pkt.sg = &held->sge;
 	held->pkt.num_sge = 1;
 	INIT_DELAYED_WORK(&held->work, fn);
+	held->waiting = waiting;
 
 	spin_lock_irqsave(&held_lock, flags);
 	list_add_tail(&held->link, &held_pkts);
-	queue_delayed_work(sib_fabric.wq, &held->work,
-			   msecs_to_jiffies(delay_ms));
+	if (!waiting)
+		queue_delayed_work(sib_fabric.wq, &held->work,
+				   msecs_to_jiffies(delay_ms));
 	spin_unlock_irqrestore(&held_lock, flags);
 	return held;
 }
 
 void sib_deliver_later(const struct sib_pkt *pkt, unsigned int delay_ms)
 {
-	hold_pkt(pkt, held_deliver_work, delay_ms);
+	hold_pkt(pkt, held_deliver_work, delay_ms, false);
+}
+
+/* CM MADs held by cm_hold: how many wait now. */
+unsigned int sib_fabric_cm_held(void)
+{
+	struct sib_held_pkt *held;
+	unsigned int n = 0;
+	unsigned long flags;
+
+	spin_lock_irqsave(&held_lock, flags);
+	list_for_each_entry(held, &held_pkts, link)
+		n += held->waiting;
+	spin_unlock_irqrestore(&held_lock, flags);
+	return n;
+}
+
+/* cm_hold goes to 0: what it held goes on, in the order it came. */
+void sib_fabric_cm_release(void)
+{
+	struct sib_held_pkt *held;
+	unsigned long flags;
+
+	WRITE_ONCE(sib_fabric.cm_hold, false);
+	spin_lock_irqsave(&held_lock, flags);
+	list_for_each_entry(held, &held_pkts, link) {
+		if (!held->waiting)
+			continue;
+		held->waiting = false;
+		queue_delayed_work(sib_fabric.wq, &held->work, 0);
+	}
+	spin_unlock_irqrestore(&held_lock, flags);
 }
 
 /* The SM sits at LID 1 and only has a QP1. */
@@ -416,12 +549,44 @@ static enum sib_delivery deliver_to_sm(struct sib_pkt *pkt)
 	if (pkt->dst_qpn != 1 || pkt->qkey != IB_QP1_QKEY ||
 	    !sib_pkey_valid(pkt->pkey) || pkt->length > IB_MGMT_MAD_SIZE)
 		return SIB_DROPPED;
-	return hold_pkt(pkt, sa_work, 0) ? SIB_DELIVERED : SIB_DROPPED;
+	return hold_pkt(pkt, sa_work, 0, false) ? SIB_DELIVERED : SIB_DROPPED;
+}
+
+/*
+ * An SMP an HCA sent: directed-route ones all go to the switch at the
+ * link's other end, LID-routed ones when they are for its LID.
+ */
+static bool smp_for_switch(const struct sib_pkt *pkt)
+{
+	struct ib_mad_hdr hdr;
+	struct ib_sge sge = { .addr = (uintptr_t)&hdr, .length = sizeof(hdr) };
+
+	if (pkt->dst_qpn != 0 || !pkt->sw_port ||
+	    pkt->length < sizeof(struct ib_smp))
+		return false;
+	sib_sg_copy(&sge, 1, 0, pkt->sg, pkt->num_sge, sizeof(hdr));
+	return hdr.mgmt_class == IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE ||
+	       pkt->dlid == SIB_SM_LID;
 }
 
 static bool is_mad(const struct sib_pkt *pkt)
 {
 	return pkt->dst_qpn <= 1;
+}
+
+/* A MAD of the communication manager (REQ, REP, RTU, REJ, DREQ...). */
+static bool is_cm_mad(const struct sib_pkt *pkt)
+{
+	u8 hdr[2];
+	struct ib_sge sge = {
+		.addr = (uintptr_t)hdr,
+		.length = sizeof(hdr),
+	};
+
+	if (pkt->dst_qpn != 1 || pkt->length < sizeof(hdr))
+		return false;
+	sib_sg_copy(&sge, 1, 0, pkt->sg, pkt->num_sge, sizeof(hdr));
+	return hdr[1] == IB_MGMT_CLASS_CM;
 }
 
 static bool drop_every(u32 every, atomic_t *seq)
@@ -439,6 +604,12 @@ static bool sib_injected_fault(struct sib_pkt *pkt)
 		return false;
 	if (is_mad(pkt)) {
 		u32 delay = READ_ONCE(fab->mad_delay_ms);
+
+		/* Taken, held or (no memory) lost: not on the wire now. */
+		if (READ_ONCE(fab->cm_hold) && is_cm_mad(pkt)) {
+			hold_pkt(pkt, held_deliver_work, 0, true);
+			return true;
+		}
 
 		drop = drop_every(READ_ONCE(fab->mad_drop_every), &fab->mad_seq);
 		if (!drop && delay) {
@@ -461,14 +632,20 @@ static bool sib_injected_fault(struct sib_pkt *pkt)
  */
 enum sib_delivery sib_deliver(struct sib_pkt *pkt)
 {
+	bool mcast = pkt->dlid >= SIB_MLID_BASE && pkt->dlid != 0xffff;
+
 	if (pkt->src_port) {
 		sib_count(pkt->src_port, SIB_CNT_TX_PKTS, 1);
 		sib_count(pkt->src_port, SIB_CNT_TX_BYTES, pkt->length);
+		link_count(pkt->src_port, pkt, true, mcast);
 		sib_ipoib_count(pkt);
 	}
 	if (sib_injected_fault(pkt))
 		return lost(pkt);
-	if (pkt->dlid >= SIB_MLID_BASE && pkt->dlid != 0xffff)
+	if (smp_for_switch(pkt))
+		return hold_pkt(pkt, switch_work, 0, false) ? SIB_DELIVERED :
+						      SIB_DROPPED;
+	if (mcast)
 		return deliver_multicast(pkt);
 	if (pkt->dlid == SIB_SM_LID)
 		return deliver_to_sm(pkt);
@@ -521,6 +698,7 @@ void sib_fabric_drop_held(void)
 	bool empty;
 
 	WRITE_ONCE(sib_fabric.mad_delay_ms, 0);
+	sib_fabric_cm_release();
 	do {
 		spin_lock_irqsave(&held_lock, flags);
 		list_for_each_entry(held, &held_pkts, link)

@@ -20,6 +20,14 @@ const char *const sib_counter_names[SIB_NR_COUNTERS] = {
 	[SIB_CNT_LEN_ERRORS] = "length_errors",
 	[SIB_CNT_CSUM_OFFLOADS] = "csum_offloads",
 	[SIB_CNT_LSO_SEGMENTS] = "lso_segments",
+	[SIB_CNT_LINK_TX_PKTS] = "link_tx_packets",
+	[SIB_CNT_LINK_TX_OCTETS] = "link_tx_octets",
+	[SIB_CNT_LINK_TX_MCAST_PKTS] = "link_tx_multicast_packets",
+	[SIB_CNT_LINK_RX_PKTS] = "link_rx_packets",
+	[SIB_CNT_LINK_RX_OCTETS] = "link_rx_octets",
+	[SIB_CNT_LINK_RX_MCAST_PKTS] = "link_rx_multicast_packets",
+	[SIB_CNT_LINK_DOWNED] = "link_downed",
+	[SIB_CNT_VL15_DROPPED] = "vl15_dropped",
 };
 
 /* 0x0000 and 0x8000 are reserved: they never match anything. */

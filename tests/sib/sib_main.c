@@ -119,8 +119,10 @@ static void init_port(struct sib_dev *sdev, u32 port_num)
 				 port_num);
 	port->state = IB_PORT_DOWN;
 	port->active_mtu = ib_mtu_int_to_enum(sib_port_mtu);
-	port->cap_flags = IB_PORT_CLIENT_REG_SUP | IB_PORT_SYS_IMAGE_GUID_SUP;
+	port->cap_flags = IB_PORT_CLIENT_REG_SUP | IB_PORT_SYS_IMAGE_GUID_SUP |
+			  IB_PORT_EXTENDED_SPEEDS_SUP;
 	memcpy(port->pkeys, initial_pkeys, initial_npkeys * sizeof(u16));
+	sib_sma_init_port(port);
 }
 
 static struct sib_dev *create_device(u32 index)
@@ -228,6 +230,7 @@ static int __init sib_init(void)
 	if (!sib_fabric.wq)
 		return -ENOMEM;
 
+	sib_switch_init(devices * ports);
 	ret = sib_sa_init();
 	if (ret)
 		goto err_wq;

@@ -256,6 +256,7 @@ static int execute(struct sib_qp *qp, struct sib_send_wqe *wqe, u8 *rnr_timer)
 		.src_qp = qp,
 		.slid = READ_ONCE(port->lid),
 		.src_qpn = qp->ibqp.qp_num,
+		.sw_port = port->fabric_index + 1,
 		.with_imm = wqe->opcode == IB_WR_SEND_WITH_IMM,
 		.imm = wqe->imm,
 		.solicited = wqe->send_flags & IB_SEND_SOLICITED,
@@ -270,7 +271,8 @@ static int execute(struct sib_qp *qp, struct sib_send_wqe *wqe, u8 *rnr_timer)
 	for (i = 0; i < wqe->num_sge; i++)
 		if (!sib_lkey_ok(wqe->sg[i].lkey))
 			return IB_WC_LOC_PROT_ERR;
-	if (READ_ONCE(port->state) != IB_PORT_ACTIVE) {
+	/* SMPs flow once the link is up; everything else waits for ACTIVE. */
+	if (!sib_port_passes(port, qp->type == IB_QPT_SMI)) {
 		sib_count(port, SIB_CNT_DROP_PORT_DOWN, 1);
 		return deliver_status(qp, SIB_NO_RESPONDER);
 	}

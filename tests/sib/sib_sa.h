@@ -25,14 +25,18 @@
 #define SA_RATE			IB_RATE_100_GBPS
 #define SA_PKT_LIFE		0x0e	/* 4.096 us << 14: 67 ms */
 
+/* A GetTable answer holds at most this much: 160-odd RMPP segments. */
+#define SA_TABLE_MAX		(32 * 1024)
+
 /* One request being answered. */
 struct sa_ctx {
 	struct ib_sa_mad req;
-	struct ib_sa_mad resp;
+	struct ib_sa_mad resp;		/* the header, and a Get's record */
 	const struct sib_mad_src *src;
 	ib_sa_comp_mask comp;
 	bool table;			/* GetTable: RMPP-framed answer */
 	bool overflow;			/* more records than fit */
+	u8 *records;			/* GetTable: SA_TABLE_MAX bytes */
 	u32 stride;			/* bytes per record in the answer */
 	u32 nrec;
 };
@@ -111,6 +115,7 @@ static inline bool sa_gid_eq(const union ib_gid *a, const union ib_gid *b)
 
 /* sib_sa.c */
 u8 *sib_sa_slot(struct sa_ctx *ctx);
+bool sib_sa_table_query(const struct sa_ctx *ctx);
 u16 sib_sa_found(const struct sa_ctx *ctx);
 
 /* sib_sa_mcast.c */

@@ -395,37 +395,43 @@ static u16 sa_mcm_leave(struct sa_ctx *ctx, const struct sa_mcm *req)
 	return 0;
 }
 
-/* One record per membership; an empty group shows as one without. */
 static void sa_mcm_query_one(struct sa_ctx *ctx, const struct sa_group *grp,
-			     const struct sa_member *mbr,
+			     const union ib_gid *gid, u8 state,
 			     const struct sa_mcm *req)
 {
-	static const union ib_gid no_gid;
-	const union ib_gid *gid = mbr ? &mbr->gid : &no_gid;
-	u8 state = mbr ? mbr->join_state : 0;
-
-	if ((ctx->comp & IB_SA_MCMEMBER_REC_PORT_GID) &&
-	    !sa_gid_eq(gid, &req->port_gid))
-		return;
 	if ((ctx->comp & IB_SA_MCMEMBER_REC_JOIN_STATE) &&
 	    (state & req->join_state) != req->join_state)
 		return;
 	sa_mcm_reply(ctx, grp, gid, state);
 }
 
-/* Get and GetTable. */
+/*
+ * Get and GetTable.  Naming a port GID asks for that member's record in
+ * each group; otherwise each group answers once, with no port GID and
+ * its members' join states together, as OpenSM answers a requester that
+ * does not hold the SM_Key.
+ */
 static u16 sa_mcm_query(struct sa_ctx *ctx, const struct sa_mcm *req)
 {
+	static const union ib_gid no_gid;
 	const struct sa_member *mbr;
 	const struct sa_group *grp;
+	u8 state;
 
 	list_for_each_entry(grp, &sa_groups, link) {
 		if (!sa_group_matches(&grp->rec, req, ctx->comp))
 			continue;
-		if (list_empty(&grp->members))
-			sa_mcm_query_one(ctx, grp, NULL, req);
+		if (!(ctx->comp & IB_SA_MCMEMBER_REC_PORT_GID)) {
+			state = 0;
+			list_for_each_entry(mbr, &grp->members, link)
+				state |= mbr->join_state;
+			sa_mcm_query_one(ctx, grp, &no_gid, state, req);
+			continue;
+		}
 		list_for_each_entry(mbr, &grp->members, link)
-			sa_mcm_query_one(ctx, grp, mbr, req);
+			if (sa_gid_eq(&mbr->gid, &req->port_gid))
+				sa_mcm_query_one(ctx, grp, &mbr->gid,
+						 mbr->join_state, req);
 	}
 	return sib_sa_found(ctx);
 }

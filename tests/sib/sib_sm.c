@@ -39,6 +39,10 @@ static void add_partitions(struct sib_port *port)
 	}
 }
 
+/*
+ * The link comes up (enabled again if the SM had disabled it) and the SM
+ * takes the port through INIT and ARMED to ACTIVE at once.
+ */
 void sib_sm_port_up(struct sib_port *port)
 {
 	unsigned long flags;
@@ -46,6 +50,7 @@ void sib_sm_port_up(struct sib_port *port)
 
 	spin_lock_irqsave(&sib_fabric.lock, flags);
 	changed = port->state != IB_PORT_ACTIVE;
+	WRITE_ONCE(port->mgmt.disabled, false);
 	WRITE_ONCE(port->state, IB_PORT_ACTIVE);
 	spin_unlock_irqrestore(&sib_fabric.lock, flags);
 	if (changed)
@@ -63,6 +68,7 @@ void sib_sm_port_down(struct sib_port *port)
 	spin_unlock_irqrestore(&sib_fabric.lock, flags);
 	if (!changed)
 		return;
+	sib_count(port, SIB_CNT_LINK_DOWNED, 1);
 	/* The SM sweeps the dead port out of every multicast group. */
 	sib_sa_port_gone(port);
 	sib_port_event(port, IB_EVENT_PORT_ERR);
@@ -78,6 +84,8 @@ int sib_sm_add_device(struct sib_dev *sdev)
 		u16 lid;
 
 		spin_lock_irqsave(&sib_fabric.lock, flags);
+		rcu_assign_pointer(sib_fabric.by_index[port->fabric_index],
+				   port);
 		lid = free_lid();
 		if (lid) {
 			WRITE_ONCE(port->lid, lid);
@@ -104,6 +112,7 @@ void sib_sm_remove_device(struct sib_dev *sdev)
 		WRITE_ONCE(port->state, IB_PORT_DOWN);
 		if (port->lid)
 			RCU_INIT_POINTER(sib_fabric.by_lid[port->lid], NULL);
+		RCU_INIT_POINTER(sib_fabric.by_index[port->fabric_index], NULL);
 		spin_unlock_irqrestore(&sib_fabric.lock, flags);
 		sib_sa_port_gone(port);
 	}
@@ -132,29 +141,33 @@ int sib_sm_set_pkeys(struct sib_port *port, const u16 *pkeys, u32 n)
 	return 0;
 }
 
+/* Give a port a new LID the fabric routes: 1 when it changed, or -errno. */
+int sib_sm_move_lid(struct sib_port *port, u16 lid)
+{
+	lockdep_assert_held(&sib_fabric.lock);
+	if (lid < SIB_FIRST_LID || lid > SIB_MAX_LID)
+		return -EINVAL;
+	if (lid == port->lid)
+		return 0;
+	if (rcu_access_pointer(sib_fabric.by_lid[lid]))
+		return -EADDRINUSE;
+	RCU_INIT_POINTER(sib_fabric.by_lid[port->lid], NULL);
+	WRITE_ONCE(port->lid, lid);
+	rcu_assign_pointer(sib_fabric.by_lid[lid], port);
+	return 1;
+}
+
 int sib_sm_set_lid(struct sib_port *port, u16 lid)
 {
 	unsigned long flags;
-	int ret = 0;
+	int ret;
 
-	if (lid < SIB_FIRST_LID || lid > SIB_MAX_LID)
-		return -EINVAL;
 	spin_lock_irqsave(&sib_fabric.lock, flags);
-	if (lid == port->lid) {
-		spin_unlock_irqrestore(&sib_fabric.lock, flags);
-		return 0;
-	}
-	if (rcu_access_pointer(sib_fabric.by_lid[lid])) {
-		ret = -EADDRINUSE;
-	} else {
-		RCU_INIT_POINTER(sib_fabric.by_lid[port->lid], NULL);
-		WRITE_ONCE(port->lid, lid);
-		rcu_assign_pointer(sib_fabric.by_lid[lid], port);
-	}
+	ret = sib_sm_move_lid(port, lid);
 	spin_unlock_irqrestore(&sib_fabric.lock, flags);
-	if (!ret)
+	if (ret > 0)
 		sib_port_event(port, IB_EVENT_LID_CHANGE);
-	return ret;
+	return min(ret, 0);
 }
 
 /* A new link MTU means a retrained link: the port bounces. */
@@ -170,6 +183,27 @@ int sib_sm_set_mtu(struct sib_port *port, enum ib_mtu mtu)
 	if (was_up)
 		sib_sm_port_up(port);
 	return 0;
+}
+
+/*
+ * Ask for SA bookkeeping from a context that may not sleep (an SMP's
+ * SubnSet): the SA's work does it, in order with the MADs it answers.
+ */
+void sib_sm_sa_sync(struct sib_port *port, unsigned int what)
+{
+	set_bit(what, &port->sa_sync);
+	queue_work(sib_fabric.wq, &port->sa_sync_work);
+}
+
+void sib_sm_sa_sync_work(struct work_struct *work)
+{
+	struct sib_port *port = container_of(work, struct sib_port,
+					     sa_sync_work);
+
+	if (test_and_clear_bit(SIB_SA_SYNC_GONE, &port->sa_sync))
+		sib_sa_port_gone(port);
+	if (test_and_clear_bit(SIB_SA_SYNC_PARTITIONS, &port->sa_sync))
+		add_partitions(port);
 }
 
 /* "Client reregister" to one port: its memberships are forgotten. */

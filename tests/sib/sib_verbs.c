@@ -30,7 +30,7 @@ static int sib_query_device(struct ib_device *ibdev,
 	attr->sys_image_guid = ibdev->node_guid;
 	attr->max_mr_size = U64_MAX;
 	attr->page_size_cap = PAGE_SIZE;
-	attr->vendor_id = 0x5eb1;
+	attr->vendor_id = SIB_VENDOR_ID;
 	attr->vendor_part_id = 1;
 	attr->hw_ver = 1;
 	attr->max_qp = 16384;
@@ -79,12 +79,16 @@ static int sib_query_port(struct ib_device *ibdev, u32 port_num,
 {
 	struct sib_port *port = sib_port(to_sdev(ibdev), port_num);
 	enum ib_port_state state = READ_ONCE(port->state);
+	const struct sib_port_mgmt *m = &port->mgmt;
 
 	attr->subnet_prefix = SIB_SUBNET_PREFIX;
 	attr->state = state;
-	attr->phys_state = state == IB_PORT_DOWN ?
-			   IB_PORT_PHYS_STATE_POLLING :
-			   IB_PORT_PHYS_STATE_LINK_UP;
+	if (state != IB_PORT_DOWN)
+		attr->phys_state = IB_PORT_PHYS_STATE_LINK_UP;
+	else if (READ_ONCE(m->disabled))
+		attr->phys_state = IB_PORT_PHYS_STATE_DISABLED;
+	else
+		attr->phys_state = IB_PORT_PHYS_STATE_POLLING;
 	attr->max_mtu = IB_MTU_4096;
 	attr->active_mtu = READ_ONCE(port->active_mtu);
 	attr->phys_mtu = ib_mtu_enum_to_int(IB_MTU_4096);
@@ -96,14 +100,15 @@ static int sib_query_port(struct ib_device *ibdev, u32 port_num,
 	attr->qkey_viol_cntr = min_t(u64, U16_MAX,
 				     sib_counter_sum(port, SIB_CNT_QKEY_VIOLATIONS));
 	attr->pkey_tbl_len = SIB_PKEY_TABLE_LEN;
-	if (state == IB_PORT_ACTIVE) {
+	/* What the SM set through PortInfo, once the link is up. */
+	if (state != IB_PORT_DOWN) {
 		attr->lid = READ_ONCE(port->lid);
-		attr->sm_lid = SIB_SM_LID;
+		attr->sm_lid = READ_ONCE(m->sm_lid);
 	}
 	attr->lmc = 0;
 	attr->max_vl_num = 1;		/* VL0 only */
-	attr->sm_sl = 0;
-	attr->subnet_timeout = 18;
+	attr->sm_sl = READ_ONCE(m->sm_sl);
+	attr->subnet_timeout = READ_ONCE(m->subnet_timeout);
 	attr->active_width = IB_WIDTH_4X;
 	attr->active_speed = IB_SPEED_EDR;
 	return 0;
@@ -288,6 +293,7 @@ const struct ib_device_ops sib_dev_ops = {
 	.post_recv = sib_post_recv,
 	.post_send = sib_post_send,
 	.post_srq_recv = sib_post_srq_recv,
+	.process_mad = sib_process_mad,
 	.query_ah = sib_query_ah,
 	.query_device = sib_query_device,
 	.query_gid = sib_query_gid,

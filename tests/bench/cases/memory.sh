@@ -25,8 +25,8 @@ set -eu
 
 K=4
 fabric_up devices=4 ports=1 pkeys=0xffff,0x8001,0x8002,0x8003,0x8004
-alt_up
-intree_up
+bench_alt_up
+bench_intree_up
 declare -A PA PB
 PA[ours]=$(wait_iface ipoib_alt sib0 1)
 PB[ours]=$(wait_iface ipoib_alt sib1 1)
@@ -151,7 +151,7 @@ done
 
 step "ours under cm_policy=compatible: memory per pair of hosts"
 rmmod ipoib_alt
-alt_up cm_policy=compatible
+bench_alt_up cm_policy=compatible
 PA[ours]=$(wait_iface ipoib_alt sib0 1)
 PB[ours]=$(wait_iface ipoib_alt sib1 1)
 ip link set "${PA[ours]}" up
