@@ -43,7 +43,7 @@ soak_tcp_start() {
 	soak_sink_pid=$!
 	wait_for 10 iperf_listening "$1" 5299 || fail "the stream's sink in $1 did not start"
 	ip netns exec "$3" tcpstream send "$2" 5299 >/tmp/soak-send.log 2>&1 &
-	soak_send_pid=$!
+	soak_send_pid=$! soak_send_ns=$3
 	wait_for 30 soak_tcp_up "$3" || fail "the stream from $3 to $2 did not connect"
 }
 
@@ -54,12 +54,19 @@ soak_tcp_up() { ip netns exec "$1" ss -Htn state established 'dport = :5299' | g
 # (bytes written, and read at the other end), and soak_tcp_whole (no: the
 # stream broke before it was stopped).
 soak_tcp_stop() {
+	local t0 tcp
 	soak_tcp_whole=yes
+	# A campaign of faults leaves TCP backed off (rto, backoff): the tail
+	# waits for its next retransmission.
+	tcp=$(ip netns exec "$soak_send_ns" ss -Htni 'dport = :5299' | grep -o -E '(rto|backoff):[0-9.]+' | tr '\n' ' ')
 	kill -0 "$soak_send_pid" 2>/dev/null || soak_tcp_whole=no
 	kill "$soak_send_pid" 2>/dev/null || true
 	wait "$soak_send_pid" || soak_tcp_whole=no
-	# The sink reads what is still in flight, then the end of the stream.
-	wait_for 60 eval "! kill -0 $soak_sink_pid" || kill "$soak_sink_pid" 2>/dev/null || true
+	# The sink reads what is still in flight, then the end of the stream;
+	# a retransmission comes at the latest TCP_RTO_MAX (120 s) after the last.
+	t0=$(soak_now)
+	wait_for 150 eval "! kill -0 $soak_sink_pid" || kill "$soak_sink_pid" 2>/dev/null || true
+	echo "   stream stopped (${tcp:-no socket}), its tail in $(soak_since "$t0") s"
 	wait "$soak_sink_pid" || soak_tcp_whole=no
 	soak_tcp_sent=$(awk '$1 == "sent" { print $2 }' /tmp/soak-send.log)
 	soak_tcp_received=$(awk '$1 == "received" { print $2 }' /tmp/soak-sink.log)
