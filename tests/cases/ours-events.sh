@@ -37,9 +37,9 @@ wait_carrier h2 "$b"
 recovers "the port came back"
 
 step "the SM forgets all groups and asks for a reregister"
-echo 1 >"$SIB/sm_restart"
+sm_restart
 for d in sib0 sib1; do echo client_reregister >"$SIB/$d/port1/event"; done
-wait_for 20 grep -qi "ff12:401b:ffff" "$SIB/sa_groups" ||
+wait_for 20 sa_has_group ff12:401b:ffff::ffff:ffff ||
 	fail "the broadcast group was not joined again"
 recovers "a client reregister"
 

@@ -124,8 +124,7 @@ ib_host h7 "$a.8005" 10.85.0.1/24
 ib_host h8 "$b.8005" 10.85.0.2/24
 sleep 2
 assert_eq "$(ip netns exec h7 cat "/sys/class/net/$a.8005/carrier")" 0 "carrier without the P_Key"
-echo 0xffff,0x8001,0x8002,0x8003,0x8004,0x8005 >"$SIB/sib0/port1/pkeys"
-echo 0xffff,0x8001,0x8002,0x8003,0x8004,0x8005 >"$SIB/sib1/port1/pkeys"
+sm_set_pkeys 0xffff,0x8001,0x8002,0x8003,0x8004,0x8005
 wait_carrier h7 "$a.8005"
 wait_carrier h8 "$b.8005"
 assert on h7 ping -c 3 -i 0.2 -W 2 10.85.0.2

@@ -12,18 +12,223 @@
 SIB=/sys/kernel/debug/sib
 # Plain or compressed (.ko.xz): Debian compresses its 6.12 modules.
 INTREE_KO=$(find "/lib/modules/$(uname -r)/kernel/drivers/infiniband/ulp/ipoib" -name 'ib_ipoib.ko*' 2>/dev/null | head -n 1)
+# The subnet manager fabric_up gives the cases: builtin (sib's own) or
+# opensm (tests/vm/run --sm opensm sets it).
+SIB_SM=${SIB_SM:-builtin}
 
 # fabric_up [sib parameters...]: load the fabric and wait for every port to
-# be ACTIVE.  "sibtest.break=ud" (or mad, rc) on the kernel command line
-# breaks it on purpose, to show that the cases notice.
+# be ACTIVE.  Under SIB_SM=opensm, sib runs with sm=external and OpenSM,
+# started on sib0 port 1, does what the built-in SM would do with these
+# parameters (fabric_partitions).  "sibtest.break=ud" (or mad, rc) on the
+# kernel command line breaks it on purpose, to show that the cases notice.
 fabric_up() {
 	local knob
-	modprobe sib "$@"
+	if [ "$SIB_SM" = opensm ]; then
+		modprobe sib sm=external "$@"
+		echo "$@" >fabric-parameters
+		fabric_partitions "$@" >fabric-partitions.conf
+		opensm_up fabric-partitions.conf
+	else
+		modprobe sib "$@"
+	fi
 	for knob in $(sed -n 's/.*sibtest\.break=\([a-z,]*\).*/\1/p' /proc/cmdline | tr , ' '); do
 		echo "fabric_up: breaking the fabric on purpose: ${knob}_drop_every=1"
 		echo 1 >"$SIB/${knob}_drop_every"
 	done
 	wait_for 10 all_ports_active || fail "ports did not become ACTIVE"
+}
+
+# fabric_partitions [sib parameters...]: the partitions.conf that has
+# OpenSM do what the built-in SM does with these parameters: every P_Key
+# of pkeys= a partition of every port (full or limited as its top bit
+# says), each with its IPoIB broadcast group at the group MTU (group_mtu=,
+# else mtu=, else 2048) and the links' rate (100 Gb/s).
+fabric_partitions() {
+	local arg pkeys=0xffff mtu=2048 group_mtu=0 k code member
+	for arg in "$@"; do
+		case $arg in
+		pkeys=*) pkeys=${arg#pkeys=} ;;
+		mtu=*) mtu=${arg#mtu=} ;;
+		group_mtu=*) group_mtu=${arg#group_mtu=} ;;
+		esac
+	done
+	[ "$group_mtu" = 0 ] || [ "$group_mtu" -ge "$mtu" ] || mtu=$group_mtu
+	code=$(mtu_code "$mtu")
+	for k in ${pkeys//,/ }; do
+		member=full
+		[ $((k & 0x8000)) -ne 0 ] || member=limited
+		if [ $((k & 0x7fff)) = $((0x7fff)) ]; then
+			printf 'Default=0x7fff, ipoib, mtu=%s, rate=16: ALL=%s;\n' "$code" "$member"
+		else
+			printf 'p%04x=0x%04x, ipoib, mtu=%s, rate=16: ALL=%s;\n' \
+				$((k & 0x7fff)) $((k & 0x7fff)) "$code" "$member"
+		fi
+	done
+}
+
+# mtu_code BYTES: the IB MTU code (256: 1 ... 4096: 5).
+mtu_code() {
+	case $1 in
+	256) echo 1 ;; 512) echo 2 ;; 1024) echo 3 ;; 2048) echo 4 ;; 4096) echo 5 ;;
+	*) echo "mtu_code: not an IB MTU: $1" >&2; return 1 ;;
+	esac
+}
+
+# port_guid IBDEV PORT: the port's GUID (0x...), from its GID.
+port_guid() {
+	printf '0x%s\n' "$(cut -d: -f5-8 "/sys/class/infiniband/$1/ports/$2/gids/0" | tr -d :)"
+}
+
+# opensm_up [--on IBDEV PORT] [--name NAME] [--standby] [PARTITIONS_FILE]
+#           [OPENSM_OPTION...]:
+# start OpenSM (Debian's) bound to that port (default sib0 port 1), with
+# a config pointing at PARTITIONS_FILE (default: OpenSM's own default
+# partition), its log, cache and dumps in ./opensm-NAME/ (default sm0),
+# and wait until it is master and the subnet is up: its log says so,
+# sminfo answers it as master and every port is ACTIVE.  With --standby,
+# wait only until it has swept and stands by for the master.  Needs sib
+# loaded with sm=external.
+opensm_up() {
+	local dev=sib0 port=1 name=sm0 standby='' conf='' dir
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--on) dev=$2 port=$3; shift 3 ;;
+		--name) name=$2; shift 2 ;;
+		--standby) standby=1; shift ;;
+		*) break ;;
+		esac
+	done
+	if [ $# -gt 0 ] && [ "${1#-}" = "$1" ]; then
+		conf=$(readlink -f "$1")
+		shift
+	fi
+	modprobe ib_umad
+	dir=$PWD/opensm-$name
+	mkdir -p "$dir/cache"
+	opensm_down "$name"
+	{
+		echo "guid $(port_guid "$dev" "$port")"
+		[ -z "$conf" ] || echo "partition_config_file $conf"
+		echo "log_file $dir/opensm.log"
+		echo "force_log_flush TRUE"
+		echo "dump_files_dir $dir"
+	} >"$dir/opensm.conf"
+	echo "$dev $port" >"$dir/port"
+	: >"$dir/options"
+	[ $# -eq 0 ] || printf '%s\n' "$@" >"$dir/options"
+	echo "opensm_up: OpenSM $name on $dev port $port${conf:+, partitions ${conf##*/}}${*:+, options $*}"
+	osm_start "$name" "$standby"
+}
+
+# opensm_restart [NAME]: stop that OpenSM and start it again as it was: a
+# new SM, that knows none of the old one's groups, takes the subnet over.
+opensm_restart() {
+	opensm_down "${1:-sm0}"
+	osm_start "${1:-sm0}" ''
+}
+
+# osm_start NAME STANDBY: start OpenSM NAME as opensm_up set it up, and
+# wait as it says.
+osm_start() {
+	local name=$1 dir=$PWD/opensm-$1 dev port guid from opts=()
+	read -r dev port <"$dir/port"
+	guid=$(port_guid "$dev" "$port")
+	mapfile -t opts <"$dir/options"
+	from=1
+	[ ! -e "$dir/opensm.log" ] || from=$(($(wc -l <"$dir/opensm.log") + 1))
+	OSM_CACHE_DIR=$dir/cache opensm -F "$dir/opensm.conf" "${opts[@]}" \
+		</dev/null >>"$dir/stdout" 2>&1 &
+	echo $! >"$dir/pid"
+	if [ -n "$2" ]; then
+		wait_for 30 osm_logged "$name" "$from" 'Entering STANDBY state' ||
+			opensm_failed "$name" "did not stand by"
+		return 0
+	fi
+	wait_for 30 osm_logged "$name" "$from" 'SUBNET UP' ||
+		opensm_failed "$name" "brought no subnet up"
+	wait_for 30 sm_is_master "$dev" "$port" "$guid" ||
+		opensm_failed "$name" "is not the master sminfo finds"
+	wait_for 30 all_ports_active ||
+		opensm_failed "$name" "left ports not ACTIVE"
+}
+
+# osm_logged NAME LINE PATTERN: OpenSM NAME's log has PATTERN from LINE on.
+osm_logged() { tail -n "+$2" "$PWD/opensm-$1/opensm.log" 2>/dev/null | grep -q "$3"; }
+
+# sm_is_master IBDEV PORT GUID: sminfo, from that port, finds the SM of
+# that port GUID master.
+sm_is_master() {
+	local g
+	g=$(sminfo -C "$1" -P "$2" | sed -n 's/.* sm guid \(0x[0-9a-f]*\),.*SMINFO_MASTER.*/\1/p')
+	[ -n "$g" ] && [ $((g)) = $(($3)) ]
+}
+
+# opensm_failed NAME WHY: show the end of its log and fail.
+opensm_failed() {
+	local dir=$PWD/opensm-$1
+	echo "-- opensm $1: stdout" >&2
+	tail -n 20 "$dir/stdout" >&2 || true
+	echo "-- opensm $1: the end of opensm.log" >&2
+	tail -n 40 "$dir/opensm.log" >&2 || true
+	grep -H . /sys/class/infiniband/*/ports/*/state >&2 || true
+	fail "OpenSM $1 $2"
+}
+
+# opensm_down [NAME]: stop that OpenSM (default sm0), if it runs.
+opensm_down() {
+	local pidfile=$PWD/opensm-${1:-sm0}/pid pid
+	pid=$(cat "$pidfile" 2>/dev/null) || return 0
+	rm -f "$pidfile"
+	kill "$pid" 2>/dev/null || return 0
+	wait_for 10 pid_gone "$pid" || kill -9 "$pid" 2>/dev/null || true
+}
+
+pid_gone() { ! kill -0 "$1" 2>/dev/null; }
+
+# The subnet manager's side of what cases do, whichever SM runs.
+
+# sm_restart: the SM restarts and forgets every multicast group: the
+# built-in one through debugfs, OpenSM started again (it then asks every
+# port to reregister).
+sm_restart() {
+	if [ "$SIB_SM" = opensm ]; then
+		opensm_restart
+	else
+		echo 1 >"$SIB/sm_restart"
+	fi
+}
+
+# sm_set_pkeys LIST: the SM gives every port the P_Key table LIST (comma
+# separated, in order): the built-in one through debugfs; OpenSM from
+# fabric_up's partitions file, written again and read at the sweep a
+# SIGHUP starts.  Back once every port has the table.
+sm_set_pkeys() {
+	local f k p sib_args
+	if [ "$SIB_SM" = opensm ]; then
+		read -ra sib_args <fabric-parameters
+		fabric_partitions "${sib_args[@]}" "pkeys=$1" >fabric-partitions.conf
+		kill -HUP "$(cat "$PWD/opensm-sm0/pid")"
+	else
+		for f in "$SIB"/sib*/port*/pkeys; do
+			echo "$1" >"$f"
+		done
+	fi
+	for p in /sys/class/infiniband/*/ports/*; do
+		for k in ${1//,/ }; do
+			wait_for 20 port_has_pkey "$p" "$k" ||
+				fail "${p#/sys/class/infiniband/} did not get P_Key $k"
+		done
+	done
+}
+
+# port_has_pkey SYSFS_PORT PKEY: the port's table holds PKEY.
+port_has_pkey() { grep -qix "$(printf '0x%04x' "$2")" "$1"/pkeys/*; }
+
+# sa_has_group MGID: the SA (the built-in one or OpenSM's) knows the
+# multicast group, asked from sib0 port 1 as a user would (saquery).
+sa_has_group() {
+	modprobe ib_umad
+	saquery -C sib0 -P 1 -g --mgid "$1" | grep -q MGID
 }
 
 all_ports_active() {

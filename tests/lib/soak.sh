@@ -60,12 +60,14 @@ soak_tcp_stop() {
 	# waits for its next retransmission.
 	tcp=$(ip netns exec "$soak_send_ns" ss -Htni 'dport = :5299' | grep -o -E '(rto|backoff):[0-9.]+' | tr '\n' ' ')
 	kill -0 "$soak_send_pid" 2>/dev/null || soak_tcp_whole=no
-	kill "$soak_send_pid" 2>/dev/null || true
-	wait "$soak_send_pid" || soak_tcp_whole=no
-	# The sink reads what is still in flight, then the end of the stream;
-	# a retransmission comes at the latest TCP_RTO_MAX (120 s) after the last.
+	# The sender ends the stream and waits until the sink has read it
+	# all: a retransmission comes at the latest TCP_RTO_MAX (120 s) after
+	# the last.
 	t0=$(soak_now)
-	wait_for 150 eval "! kill -0 $soak_sink_pid" || kill "$soak_sink_pid" 2>/dev/null || true
+	kill "$soak_send_pid" 2>/dev/null || true
+	wait_for 150 eval "! kill -0 $soak_send_pid" || kill -9 "$soak_send_pid" 2>/dev/null || true
+	wait "$soak_send_pid" || soak_tcp_whole=no
+	wait_for 10 eval "! kill -0 $soak_sink_pid" || kill "$soak_sink_pid" 2>/dev/null || true
 	echo "   stream stopped (${tcp:-no socket}), its tail in $(soak_since "$t0") s"
 	wait "$soak_sink_pid" || soak_tcp_whole=no
 	soak_tcp_sent=$(awk '$1 == "sent" { print $2 }' /tmp/soak-send.log)

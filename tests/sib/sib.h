@@ -6,10 +6,15 @@
  * DMA, so ib_core, ib_mad, ib_sa, ib_cm and IPoIB run on it unmodified.  All
  * ports of all devices hang off one fabric: a packet is "sent" by copying the
  * sender's gather list straight into the receiver's scatter list, in the
- * sender's context.  Every port is linked to the fabric's one switch, whose
- * port 0 holds LID 1: there the built-in subnet manager answers SA queries.
+ * sender's context.  Every port is linked to the fabric's one switch.
  * Each port has a subnet management agent and a PMA (process_mad), and so
  * has the switch; SMPs travel between them by directed route or by LID.
+ *
+ * Two ways to run the subnet (module parameter sm=): the built-in SM
+ * (builtin, the default) assigns LIDs and brings ports up at once, and
+ * its SA answers at the switch's port 0, LID 1; or an external SM
+ * (external: OpenSM on one of the ports) does all of it through the
+ * agents, and the switch forwards by the tables it programs.
  */
 #ifndef SIB_H
 #define SIB_H
@@ -32,7 +37,9 @@ struct seq_file;
 #define SIB_GID_TABLE_LEN	1
 #define SIB_SM_LID		1
 #define SIB_FIRST_LID		2
-#define SIB_MAX_LID		1023	/* unicast LIDs we route */
+#define SIB_MAX_LID		1023	/* unicast LIDs the built-in SM routes */
+#define SIB_LID_UCAST_TOP	0xbfff	/* unicast LIDs of a subnet */
+#define SIB_SW_LFT_CAP		0xc000	/* LinearFDBCap under sm=external */
 #define SIB_MLID_BASE		0xc000
 #define SIB_MAX_MLIDS		1024	/* multicast LIDs we route */
 #define SIB_GRH_BYTES		40	/* UD receive buffers start with GRH room */
@@ -75,6 +82,7 @@ enum sib_counter {
 	SIB_CNT_LINK_RX_MCAST_PKTS,
 	SIB_CNT_LINK_DOWNED,		/* times the link went down */
 	SIB_CNT_VL15_DROPPED,		/* SMPs with no way on or no QP0 */
+	SIB_CNT_DROP_UNROUTED,		/* sm=external: the LFT has no way on */
 	SIB_NR_COUNTERS
 };
 
@@ -155,6 +163,7 @@ struct sib_port {
 	u32 cap_flags;
 	u16 pkeys[SIB_PKEY_TABLE_LEN];
 	struct sib_port_mgmt mgmt;
+	bool plugged;			/* sm=external: the link's cable is in */
 	bool rx_stall;			/* no receive buffers but QP0/QP1's */
 
 	/* SA bookkeeping a port change needs, done where it may sleep. */
@@ -352,13 +361,59 @@ struct sib_mcast_group {
 };
 
 /*
- * The fabric's one switch (sib_switch.c): external port N links the HCA
- * port of fabric index N - 1; port 0 holds the SM's LID.
+ * A switch port's own state, as an external SM sets it; under the
+ * built-in SM an external port shows its HCA port's.  Written under
+ * sib_fabric.lock.
+ */
+struct sib_sw_port {
+	enum ib_port_state state;	/* DOWN while the link is */
+	bool disabled;			/* PortPhysicalState Disabled */
+	u8 neighbor_mtu;
+	u8 oper_vls;
+	u8 vl_high_limit;
+	u8 hoq_life;
+	u8 vl_stall;
+	u8 down_default;
+	u8 width_enabled;
+	u8 speed_enabled;
+	u8 speed_ext_enabled;
+	u8 vlarb[2][SIB_VLARB_CAP * 2];	/* low, high: VL and weight */
+	u8 sl2vl[SIB_FABRIC_PORTS + 1][8];	/* by input port, a nibble an SL */
+};
+
+/*
+ * The fabric's one switch (sib_switch.c, sib_switch_sma.c): external port
+ * N links the HCA port of fabric index N - 1; port 0 is the management
+ * port (LID 1 and the built-in SM under sm=builtin).  What an external SM
+ * sets is written under sib_fabric.lock and read locklessly.
  */
 struct sib_switch {
 	u32 nports;
 	atomic_t sm_act_count;		/* SMInfo ActCount */
 	u64 pma_base[SIB_FABRIC_PORTS + 1][SIB_PMA_NR_FIELDS];
+
+	/* Port 0's PortInfo and P_KeyTable. */
+	u16 lid;
+	u16 sm_lid;
+	u8 sm_sl;
+	u64 mkey;
+	u16 mkey_lease;
+	u8 mkey_protect;
+	u8 subnet_timeout;
+	u16 pkeys[SIB_PKEY_TABLE_LEN];
+
+	/* SwitchInfo. */
+	u16 lft_top;
+	u8 default_port;
+	u8 default_mcast_primary;
+	u8 default_mcast_other;
+	u8 life_time;
+	bool state_change;		/* PortStateChange */
+
+	struct sib_sw_port port[SIB_FABRIC_PORTS + 1];
+	u8 lft[SIB_SW_LFT_CAP];		/* unicast: the port out, per LID */
+	u32 mft[SIB_MAX_MLIDS];		/* multicast: a bit per port out */
+	struct work_struct trap_work;	/* Trap 128 to the SM */
 };
 
 /* The one fabric. */
@@ -387,6 +442,7 @@ struct sib_fabric {
 extern struct sib_fabric sib_fabric;
 
 /* Module parameters other files read. */
+extern bool sib_sm_external;		/* sm=external: an SM such as OpenSM */
 extern unsigned int sib_port_mtu;
 extern unsigned int sib_group_mtu;
 extern bool sib_srq_enabled;
@@ -586,6 +642,8 @@ struct ib_node_info;
 void sib_sma_init_port(struct sib_port *port);
 void sib_sma_node_info(struct sib_port *port, struct ib_node_info *ni);
 void sib_sma_portinfo(struct sib_port *port, struct sib_portinfo *pi);
+bool sib_portinfo_link_valid(const struct sib_portinfo *req,
+			     enum ib_port_state cur, u8 mtu_cap);
 int sib_process_mad(struct ib_device *ibdev, int flags, u32 port_num,
 		    const struct ib_wc *in_wc, const struct ib_grh *in_grh,
 		    const struct ib_mad *in, struct ib_mad *out,
@@ -610,11 +668,25 @@ int sib_pma_answer(const struct sib_pma_node *node, const struct ib_mad *in,
 u64 sib_pma_raw(struct sib_port *port, enum sib_pma_field f);
 u64 sib_pma_since(u64 raw, u64 base);
 
-/* The switch (sib_switch.c), from the fabric's work queue. */
+/* The switch (sib_switch.c, sib_switch_sma.c), from the fabric's work queue. */
 void sib_switch_init(u32 nports);
+void sib_switch_exit(void);
 void sib_switch_portinfo(u32 port_num, struct sib_portinfo *pi);
 void sib_switch_node_info(u8 local_port, struct ib_node_info *ni);
 void sib_switch_smp(struct ib_smp *smp, u32 len, u32 in_port, u16 slid);
+u16 sib_switch_lid(void);
+
+/* Its tables and port states, for the data path (any context). */
+int sib_switch_route(u16 dlid);
+unsigned long sib_switch_mcast_ports(u16 mlid);
+bool sib_switch_port_passes(u32 port_num, bool smp, bool ingress);
+void sib_switch_port_state_locked(u32 port_num, enum ib_port_state state);
+struct sib_port *sib_switch_lid_owner(u16 lid);
+
+/* Links under sm=external (sib_link.c). */
+bool sib_link_update_locked(struct sib_port *port, bool retrain);
+void sib_link_lost(struct sib_port *port);
+void sib_link_plug(struct sib_port *port, bool plugged);
 
 /* Subnet administrator (sib_sa.c): a MAD reached the SM's QP1. */
 struct sib_mad_src {

@@ -8,11 +8,13 @@
  *                                      read: how many wait
  *   group_mtu                          bytes: cap on new groups' MTU, 0 none
  *   sm_restart                         write: every port must rejoin
+ *                                      (sm=builtin)
  *   sa_groups                          the SA's multicast groups and members
  *   ports                              one line per port
  *   sibN/portP/state                   ACTIVE, ARMED, INIT or DOWN; write up
- *                                      or down
- *   sibN/portP/lid, mtu, pkeys         read and change
+ *                                      or down (sm=external: the link, the
+ *                                      SM brings the port up from INIT)
+ *   sibN/portP/lid, mtu, pkeys         read, and change under sm=builtin
  *   sibN/portP/event                   write an event name to raise it
  *   sibN/portP/counters                traffic, drops and the link as the PMA
  *                                      counts it; write 0 to clear
@@ -41,6 +43,14 @@ static const char *state_name(enum ib_port_state state)
 	default:
 		return "DOWN";
 	}
+}
+
+/* Under sm=external, LIDs, MTUs, P_Keys and restarts are the SM's. */
+static int sm_owns(const char *what)
+{
+	pr_info("sib: sm=external: %s are the subnet manager's to change\n",
+		what);
+	return -EPERM;
 }
 
 static char *read_user(const char __user *ubuf, size_t len)
@@ -115,6 +125,8 @@ static int lid_store(struct sib_port *port, char *buf)
 
 	if (kstrtou16(buf, 0, &lid))
 		return -EINVAL;
+	if (sib_sm_external)
+		return sm_owns("LIDs");
 	return sib_sm_set_lid(port, lid);
 }
 
@@ -138,6 +150,8 @@ static int mtu_store(struct sib_port *port, char *buf)
 	mtu = ib_mtu_int_to_enum(bytes);
 	if (mtu < 0 || sib_mtu_bytes(mtu) != bytes)
 		return -EINVAL;
+	if (sib_sm_external)
+		return sm_owns("link MTUs");
 	return sib_sm_set_mtu(port, mtu);
 }
 
@@ -169,6 +183,8 @@ static int pkeys_store(struct sib_port *port, char *buf)
 			return -EINVAL;
 		n++;
 	}
+	if (sib_sm_external)
+		return sm_owns("P_Key tables");
 	return sib_sm_set_pkeys(port, table, n);
 }
 
@@ -367,6 +383,8 @@ static const struct file_operations group_mtu_fops = {
 static ssize_t sm_restart_write(struct file *file, const char __user *ubuf,
 				size_t len, loff_t *ppos)
 {
+	if (sib_sm_external)
+		return sm_owns("SM restarts");
 	mutex_lock(&sib_fabric.ctl_mutex);
 	sib_sm_restart();
 	mutex_unlock(&sib_fabric.ctl_mutex);

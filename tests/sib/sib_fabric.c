@@ -3,7 +3,9 @@
  * The wire: route a message by DLID to a port, pick the QP, apply the
  * P_Key and Q_Key checks the receiving HCA would, and copy the payload into
  * the receive buffer.  Multicast goes to every attached QP on the ports the
- * switch forwards that MLID to, plus loopback on the sending port.
+ * switch forwards that MLID to, plus loopback on the sending port.  Under
+ * sm=builtin a DLID leads straight to the port that owns it; under
+ * sm=external the switch forwards by the tables the SM programmed.
  */
 #include <linux/slab.h>
 #include <linux/rculist.h>
@@ -24,8 +26,11 @@ struct sib_held_pkt {
 static LIST_HEAD(held_pkts);
 static DEFINE_SPINLOCK(held_lock);
 
+/* Under rcu_read_lock(): the port that owns a LID, where it is routed. */
 struct sib_port *sib_port_by_lid(u16 lid)
 {
+	if (sib_sm_external)
+		return sib_switch_lid_owner(lid);
 	if (lid > SIB_MAX_LID)
 		return NULL;
 	return rcu_dereference(sib_fabric.by_lid[lid]);
@@ -38,16 +43,18 @@ struct sib_port *sib_port_by_index(u32 index)
 	return rcu_dereference(sib_fabric.by_index[index]);
 }
 
+/* Under rcu_read_lock(): the port with that GID, if it has a LID. */
 struct sib_port *sib_port_by_gid(const union ib_gid *gid)
 {
-	u32 lid;
+	u32 i;
 
 	if (be64_to_cpu(gid->global.subnet_prefix) != SIB_SUBNET_PREFIX)
 		return NULL;
-	for (lid = SIB_FIRST_LID; lid <= SIB_MAX_LID; lid++) {
-		struct sib_port *port = rcu_dereference(sib_fabric.by_lid[lid]);
+	for (i = 0; i < SIB_FABRIC_PORTS; i++) {
+		struct sib_port *port = sib_port_by_index(i);
 
-		if (port && port->guid == gid->global.interface_id)
+		if (port && port->guid == gid->global.interface_id &&
+		    READ_ONCE(port->lid))
 			return port;
 	}
 	return NULL;
@@ -352,24 +359,34 @@ enum sib_delivery sib_deliver_at(struct sib_pkt *pkt, struct sib_port *dport)
 	return res;
 }
 
+/* Lost on the way, counted at the sender's port if it is one of ours. */
+static enum sib_delivery dropped_on_way(const struct sib_pkt *pkt,
+					enum sib_counter why)
+{
+	if (pkt->src_port)
+		sib_count(pkt->src_port, why, 1);
+	return lost(pkt);
+}
+
 static enum sib_delivery deliver_unicast(struct sib_pkt *pkt)
 {
 	struct sib_port *dport = sib_port_by_lid(pkt->dlid);
 
-	if (!dport) {
-		if (pkt->src_port)
-			sib_count(pkt->src_port, SIB_CNT_DROP_PORT_DOWN, 1);
-		return lost(pkt);
-	}
+	if (!dport)
+		return dropped_on_way(pkt, SIB_CNT_DROP_PORT_DOWN);
 	return sib_deliver_at(pkt, dport);
 }
 
-static enum sib_delivery deliver_multicast(struct sib_pkt *pkt)
+/*
+ * Multicast to the QPs attached to mlid on the ports of forward (bits by
+ * fabric index: the switch's forwarding), and on the sending port.
+ */
+static enum sib_delivery deliver_multicast(struct sib_pkt *pkt,
+					   unsigned long forward)
 {
 	u32 index = pkt->dlid - SIB_MLID_BASE;
 	struct sib_mcast_attach *att;
 	struct sib_mcast_group *grp;
-	unsigned long forward;
 	unsigned int i;
 
 	if (index >= SIB_MAX_MLIDS)
@@ -377,7 +394,6 @@ static enum sib_delivery deliver_multicast(struct sib_pkt *pkt)
 	grp = rcu_dereference(sib_fabric.by_mlid[index]);
 	if (!grp)
 		return SIB_DROPPED;
-	forward = READ_ONCE(grp->forward);
 	/* Every port the switch forwards to gets it, attached QPs or not. */
 	for_each_set_bit(i, &forward, SIB_FABRIC_PORTS) {
 		struct sib_port *dport = sib_port_by_index(i);
@@ -429,10 +445,10 @@ static void sa_work(struct work_struct *work)
 	src.port = sib_port_by_lid(src.slid);
 	rcu_read_unlock();
 	atomic_inc(&sib_fabric.sw.sm_act_count);
-	/* The SA and the switch's PMA share port 0's QP1. */
+	/* The SA (built-in SM only) and the switch's PMA share port 0's QP1. */
 	if (src.port && held->data[1] == IB_MGMT_CLASS_PERF_MGMT)
 		sib_switch_pma(&src, held->data, held->pkt.length);
-	else if (src.port)
+	else if (src.port && !sib_sm_external)
 		sib_sa_recv(&src, held->data, held->pkt.length);
 	kfree(held);
 }
@@ -543,7 +559,10 @@ void sib_fabric_cm_release(void)
 	spin_unlock_irqrestore(&held_lock, flags);
 }
 
-/* The SM sits at LID 1 and only has a QP1. */
+/*
+ * Port 0's QP1: the SM's SA and the switch's PMA at LID 1 (sm=builtin),
+ * the switch's PMA alone at the LID an external SM gave it.
+ */
 static enum sib_delivery deliver_to_sm(struct sib_pkt *pkt)
 {
 	if (pkt->dst_qpn != 1 || pkt->qkey != IB_QP1_QKEY ||
@@ -552,21 +571,87 @@ static enum sib_delivery deliver_to_sm(struct sib_pkt *pkt)
 	return hold_pkt(pkt, sa_work, 0, false) ? SIB_DELIVERED : SIB_DROPPED;
 }
 
-/*
- * An SMP an HCA sent: directed-route ones all go to the switch at the
- * link's other end, LID-routed ones when they are for its LID.
- */
-static bool smp_for_switch(const struct sib_pkt *pkt)
+/* The management class of a MAD (or 0 when it is too short to be one). */
+static u8 mad_class(const struct sib_pkt *pkt)
 {
 	struct ib_mad_hdr hdr;
 	struct ib_sge sge = { .addr = (uintptr_t)&hdr, .length = sizeof(hdr) };
 
+	if (pkt->length < sizeof(hdr))
+		return 0;
+	sib_sg_copy(&sge, 1, 0, pkt->sg, pkt->num_sge, sizeof(hdr));
+	return hdr.mgmt_class;
+}
+
+/*
+ * An SMP an HCA sent: directed-route ones all go to the switch at the
+ * link's other end; under sm=builtin, LID-routed ones when they are for
+ * its LID (under sm=external the LFT says).
+ */
+static bool smp_for_switch(const struct sib_pkt *pkt)
+{
 	if (pkt->dst_qpn != 0 || !pkt->sw_port ||
 	    pkt->length < sizeof(struct ib_smp))
 		return false;
-	sib_sg_copy(&sge, 1, 0, pkt->sg, pkt->num_sge, sizeof(hdr));
-	return hdr.mgmt_class == IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE ||
-	       pkt->dlid == SIB_SM_LID;
+	return mad_class(pkt) == IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE ||
+	       (!sib_sm_external && pkt->dlid == SIB_SM_LID);
+}
+
+/* sm=external: a packet the LFT routes to port 0, the switch's own. */
+static enum sib_delivery deliver_to_switch(struct sib_pkt *pkt)
+{
+	if (pkt->dlid != sib_switch_lid())
+		return dropped_on_way(pkt, SIB_CNT_DROP_UNROUTED);
+	if (pkt->dst_qpn == 0 && pkt->length >= sizeof(struct ib_smp))
+		return hold_pkt(pkt, switch_work, 0, false) ? SIB_DELIVERED :
+							      SIB_DROPPED;
+	if (mad_class(pkt) == IB_MGMT_CLASS_PERF_MGMT)
+		return deliver_to_sm(pkt);
+	return SIB_DROPPED;	/* nothing else listens there */
+}
+
+/*
+ * sm=external: the switch forwards by the tables the SM programmed.  A
+ * packet comes in by its sender's link (sw_port; 0 when the switch sends
+ * it) and leaves by the LFT's port for its DLID, or the MFT's ports for
+ * its MLID; both ports must pass it.  What the LFT does not route, or
+ * routes to a port whose HCA does not have the LID, is dropped and
+ * counted at the sender's port (drop_unrouted), as a switch counts its
+ * relay errors.  An HCA reaches its own LID without the switch.
+ */
+static enum sib_delivery forward_by_tables(struct sib_pkt *pkt, bool mcast)
+{
+	struct sib_port *from = pkt->sw_port ?
+				sib_port_by_index(pkt->sw_port - 1) : NULL;
+	bool smp = pkt->dst_qpn == 0;
+	unsigned long forward, ports;
+	struct sib_port *dport;
+	unsigned int i;
+	int out;
+
+	if (from && !mcast && pkt->dlid && pkt->dlid == READ_ONCE(from->lid))
+		return sib_deliver_at(pkt, from);
+	if (pkt->sw_port && !sib_switch_port_passes(pkt->sw_port, smp, true))
+		return dropped_on_way(pkt, SIB_CNT_DROP_PORT_DOWN);
+	if (mcast) {
+		ports = sib_switch_mcast_ports(pkt->dlid);
+		forward = 0;
+		for_each_set_bit(i, &ports, SIB_FABRIC_PORTS)
+			if (sib_switch_port_passes(i + 1, false, false))
+				forward |= BIT(i);
+		return deliver_multicast(pkt, forward);
+	}
+	out = sib_switch_route(pkt->dlid);
+	if (out < 0)
+		return dropped_on_way(pkt, SIB_CNT_DROP_UNROUTED);
+	if (!out)
+		return deliver_to_switch(pkt);
+	if (!sib_switch_port_passes(out, smp, false))
+		return dropped_on_way(pkt, SIB_CNT_DROP_PORT_DOWN);
+	dport = sib_port_by_index(out - 1);
+	if (!dport || READ_ONCE(dport->lid) != pkt->dlid)
+		return dropped_on_way(pkt, SIB_CNT_DROP_UNROUTED);
+	return sib_deliver_at(pkt, dport);
 }
 
 static bool is_mad(const struct sib_pkt *pkt)
@@ -644,20 +729,28 @@ enum sib_delivery sib_deliver(struct sib_pkt *pkt)
 		return lost(pkt);
 	if (smp_for_switch(pkt))
 		return hold_pkt(pkt, switch_work, 0, false) ? SIB_DELIVERED :
-						      SIB_DROPPED;
-	if (mcast)
-		return deliver_multicast(pkt);
+							      SIB_DROPPED;
+	if (sib_sm_external)
+		return forward_by_tables(pkt, mcast);
+	if (mcast) {
+		struct sib_mcast_group *grp;
+		u32 index = pkt->dlid - SIB_MLID_BASE;
+
+		grp = index < SIB_MAX_MLIDS ?
+		      rcu_dereference(sib_fabric.by_mlid[index]) : NULL;
+		return deliver_multicast(pkt, grp ? READ_ONCE(grp->forward) : 0);
+	}
 	if (pkt->dlid == SIB_SM_LID)
 		return deliver_to_sm(pkt);
 	return deliver_unicast(pkt);
 }
 
-/* The SM answers from LID 1, QP1, in the requester's partition. */
+/* Port 0 answers from its LID, QP1, in the requester's partition. */
 void sib_sm_send_mad(const struct sib_mad_src *to, const void *mad, u32 len)
 {
 	struct ib_sge sge = { .addr = (uintptr_t)mad, .length = len };
 	struct sib_pkt pkt = {
-		.slid = SIB_SM_LID,
+		.slid = sib_switch_lid(),
 		.dlid = to->slid,
 		.sl = to->sl,
 		.src_qpn = 1,

@@ -28,6 +28,7 @@ const char *const sib_counter_names[SIB_NR_COUNTERS] = {
 	[SIB_CNT_LINK_RX_MCAST_PKTS] = "link_rx_multicast_packets",
 	[SIB_CNT_LINK_DOWNED] = "link_downed",
 	[SIB_CNT_VL15_DROPPED] = "vl15_dropped",
+	[SIB_CNT_DROP_UNROUTED] = "drop_unrouted",
 };
 
 /* 0x0000 and 0x8000 are reserved: they never match anything. */

@@ -24,6 +24,12 @@ unsigned int sib_group_mtu;
 module_param_named(group_mtu, sib_group_mtu, uint, 0444);
 MODULE_PARM_DESC(group_mtu, "Largest MTU of new multicast groups, bytes (256-4096); 0: the port MTU (default)");
 
+static char *sm = "builtin";
+module_param(sm, charp, 0444);
+MODULE_PARM_DESC(sm, "Who manages the subnet: builtin (the default: LIDs, ports and the SA at once) or external (an SM such as OpenSM on a port)");
+
+bool sib_sm_external;
+
 static char *pkeys = "0xffff";
 module_param(pkeys, charp, 0444);
 MODULE_PARM_DESC(pkeys, "Initial P_Key table of every port, comma separated (default 0xffff)");
@@ -79,6 +85,12 @@ static int parse_pkeys(void)
 
 static int check_params(void)
 {
+	if (!strcmp(sm, "external")) {
+		sib_sm_external = true;
+	} else if (strcmp(sm, "builtin")) {
+		pr_err("sib: sm=%s: builtin or external\n", sm);
+		return -EINVAL;
+	}
 	if (devices < 1 || devices > SIB_MAX_DEVICES) {
 		pr_err("sib: devices=%u out of range 1-%d\n", devices,
 		       SIB_MAX_DEVICES);
@@ -251,13 +263,14 @@ static int __init sib_init(void)
 		if (ret)
 			goto err_devs;
 	}
-	pr_info("sib: %u HCA(s) x %u port(s), MTU %u, group MTU %u, P_Keys %s, srq=%d csum=%d lso=%d\n",
+	pr_info("sib: %u HCA(s) x %u port(s), MTU %u, group MTU %u, P_Keys %s, srq=%d csum=%d lso=%d, %s SM\n",
 		devices, ports, sib_port_mtu, sib_group_mtu, pkeys,
-		sib_srq_enabled, sib_csum_enabled, sib_lso_enabled);
+		sib_srq_enabled, sib_csum_enabled, sib_lso_enabled, sm);
 	return 0;
 
 err_devs:
 	destroy_all();
+	sib_switch_exit();
 	sib_debugfs_exit();
 err_sa:
 	sib_sa_exit();
@@ -269,6 +282,7 @@ err_wq:
 static void __exit sib_exit(void)
 {
 	destroy_all();
+	sib_switch_exit();
 	sib_fabric_drop_held();
 	sib_debugfs_exit();
 	sib_sa_exit();

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The subnet manager: hands out LIDs, brings ports up and down, holds the
- * P_Key tables and tells the ports' owners through ib_core events.
+ * The built-in subnet manager: hands out LIDs, brings ports up and down,
+ * holds the P_Key tables and tells the ports' owners through ib_core
+ * events.  Under sm=external it does none of that: ports come up in INIT
+ * without a LID (sib_link.c) and wait for the external SM.
  */
 #include "sib.h"
 
@@ -31,6 +33,8 @@ static void add_partitions(struct sib_port *port)
 {
 	int i;
 
+	if (sib_sm_external)
+		return;		/* the external SM's SA makes its groups */
 	for (i = 0; i < SIB_PKEY_TABLE_LEN; i++) {
 		u16 pkey = READ_ONCE(port->pkeys[i]);
 
@@ -48,6 +52,10 @@ void sib_sm_port_up(struct sib_port *port)
 	unsigned long flags;
 	bool changed;
 
+	if (sib_sm_external) {
+		sib_link_plug(port, true);	/* INIT, for the SM */
+		return;
+	}
 	spin_lock_irqsave(&sib_fabric.lock, flags);
 	changed = port->state != IB_PORT_ACTIVE;
 	WRITE_ONCE(port->mgmt.disabled, false);
@@ -62,6 +70,10 @@ void sib_sm_port_down(struct sib_port *port)
 	unsigned long flags;
 	bool changed;
 
+	if (sib_sm_external) {
+		sib_link_plug(port, false);
+		return;
+	}
 	spin_lock_irqsave(&sib_fabric.lock, flags);
 	changed = port->state != IB_PORT_DOWN;
 	WRITE_ONCE(port->state, IB_PORT_DOWN);
@@ -86,6 +98,12 @@ int sib_sm_add_device(struct sib_dev *sdev)
 		spin_lock_irqsave(&sib_fabric.lock, flags);
 		rcu_assign_pointer(sib_fabric.by_index[port->fabric_index],
 				   port);
+		if (sib_sm_external) {
+			/* Powered up and linked: INIT, no LID yet. */
+			spin_unlock_irqrestore(&sib_fabric.lock, flags);
+			sib_link_plug(port, true);
+			continue;
+		}
 		lid = free_lid();
 		if (lid) {
 			WRITE_ONCE(port->lid, lid);
@@ -110,7 +128,11 @@ void sib_sm_remove_device(struct sib_dev *sdev)
 
 		spin_lock_irqsave(&sib_fabric.lock, flags);
 		WRITE_ONCE(port->state, IB_PORT_DOWN);
-		if (port->lid)
+		port->plugged = false;
+		if (sib_sm_external)
+			sib_switch_port_state_locked(port->fabric_index + 1,
+						     IB_PORT_DOWN);
+		else if (port->lid)
 			RCU_INIT_POINTER(sib_fabric.by_lid[port->lid], NULL);
 		RCU_INIT_POINTER(sib_fabric.by_index[port->fabric_index], NULL);
 		spin_unlock_irqrestore(&sib_fabric.lock, flags);
@@ -145,6 +167,15 @@ int sib_sm_set_pkeys(struct sib_port *port, const u16 *pkeys, u32 n)
 int sib_sm_move_lid(struct sib_port *port, u16 lid)
 {
 	lockdep_assert_held(&sib_fabric.lock);
+	if (sib_sm_external) {
+		/* Where it is reached is the external SM's LFT's business. */
+		if (!lid || lid > SIB_LID_UCAST_TOP)
+			return -EINVAL;
+		if (lid == port->lid)
+			return 0;
+		WRITE_ONCE(port->lid, lid);
+		return 1;
+	}
 	if (lid < SIB_FIRST_LID || lid > SIB_MAX_LID)
 		return -EINVAL;
 	if (lid == port->lid)

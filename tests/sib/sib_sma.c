@@ -21,29 +21,10 @@
 #include "sib_smp_wire.h"
 
 /* PortInfo encodings (IBA 14.2.5.6). */
-#define SMA_WIDTHS		0x03	/* 1x and 4x */
-#define SMA_WIDTH_4X		0x02
-#define SMA_WIDTH_ALL		0xff	/* Set: every supported width */
-#define SMA_SPEEDS		0x07	/* 2.5, 5 and 10 Gb/s */
-#define SMA_SPEED_QDR		0x04	/* below the extended speed */
-#define SMA_SPEED_ALL		0x0f
-#define SMA_SPEEDS_EXT		0x03	/* FDR and EDR */
-#define SMA_SPEED_EXT_EDR	0x02
-#define SMA_SPEED_EXT_OFF	0x1e
-#define SMA_SPEED_EXT_ALL	0x1f
-#define SMA_STATE_NOP		0
-#define SMA_PHYS_NOP		0
-#define SMA_PHYS_POLLING	2
-#define SMA_PHYS_DISABLED	3
-#define SMA_PHYS_LINK_UP	5
-#define SMA_DOWN_POLLING	2
-#define SMA_VL_CAP		1	/* VL0 only, as query_port says */
-#define SMA_VL_DROP		15	/* an SL mapped to VL15 is dropped */
 #define SMA_SLS			16
 #define SMA_RESP_TIME		8	/* 4.096 us << 8: about 1 ms */
 #define SMA_SUBNET_TIMEOUT	18
 #define SMA_SM_CLASS_VERSION	1
-#define SMA_UNICAST_TOP		0xbfff
 #define SMA_GUIDS_PER_BLOCK	8
 #define SMA_PKEYS_PER_BLOCK	32
 
@@ -58,12 +39,13 @@ void sib_sma_init_port(struct sib_port *port)
 	struct sib_port_mgmt *m = &port->mgmt;
 
 	memset(m, 0, sizeof(*m));
-	m->sm_lid = SIB_SM_LID;
+	/* An external SM is not known until it sets itself here. */
+	m->sm_lid = sib_sm_external ? 0 : SIB_SM_LID;
 	m->subnet_timeout = SMA_SUBNET_TIMEOUT;
-	m->down_default = SMA_DOWN_POLLING;
-	m->width_enabled = SMA_WIDTHS;
-	m->speed_enabled = SMA_SPEEDS;
-	m->speed_ext_enabled = SMA_SPEEDS_EXT;
+	m->down_default = SIB_PI_DOWN_POLLING;
+	m->width_enabled = SIB_PI_WIDTHS;
+	m->speed_enabled = SIB_PI_SPEEDS;
+	m->speed_ext_enabled = SIB_PI_SPEEDS_EXT;
 	INIT_WORK(&port->sa_sync_work, sib_sm_sa_sync_work);
 }
 
@@ -166,27 +148,27 @@ static void sma_portinfo_get(struct sib_port *port, u8 local_port,
 	pi->mkey_lease = m->mkey_lease;
 	pi->local_port = local_port;
 	pi->width_enabled = m->width_enabled;
-	pi->width_supported = SMA_WIDTHS;
-	pi->width_active = SMA_WIDTH_4X;
-	pi->speed_supported = SMA_SPEEDS;
+	pi->width_supported = SIB_PI_WIDTHS;
+	pi->width_active = SIB_PI_WIDTH_4X;
+	pi->speed_supported = SIB_PI_SPEEDS;
 	pi->state = state;
 	if (state != IB_PORT_DOWN)
-		pi->phys_state = SMA_PHYS_LINK_UP;
+		pi->phys_state = SIB_PI_PHYS_LINK_UP;
 	else
-		pi->phys_state = m->disabled ? SMA_PHYS_DISABLED :
-					       SMA_PHYS_POLLING;
+		pi->phys_state = m->disabled ? SIB_PI_PHYS_DISABLED :
+					       SIB_PI_PHYS_POLLING;
 	pi->down_default = m->down_default;
 	pi->mkey_protect = m->mkey_protect;
-	pi->speed_active = SMA_SPEED_QDR;
+	pi->speed_active = SIB_PI_SPEED_QDR;
 	pi->speed_enabled = m->speed_enabled;
 	pi->neighbor_mtu = port->active_mtu;
 	pi->sm_sl = m->sm_sl;
-	pi->vl_cap = SMA_VL_CAP;
+	pi->vl_cap = SIB_PI_VL_CAP;
 	pi->vl_high_limit = m->vl_high_limit;
 	pi->vlarb_high_cap = SIB_VLARB_CAP;
 	pi->vlarb_low_cap = SIB_VLARB_CAP;
 	pi->mtu_cap = IB_MTU_4096;
-	pi->oper_vls = SMA_VL_CAP;
+	pi->oper_vls = SIB_PI_VL_CAP;
 	pi->pkey_violations =
 		sat16(sib_counter_sum(port, SIB_CNT_PKEY_VIOLATIONS));
 	pi->qkey_violations =
@@ -195,8 +177,8 @@ static void sma_portinfo_get(struct sib_port *port, u8 local_port,
 	pi->subnet_timeout = m->subnet_timeout;
 	pi->resp_time = SMA_RESP_TIME;
 	pi->error_thresholds = m->error_thresholds;
-	pi->speed_ext_active = SMA_SPEED_EXT_EDR;
-	pi->speed_ext_supported = SMA_SPEEDS_EXT;
+	pi->speed_ext_active = SIB_PI_SPEED_EXT_EDR;
+	pi->speed_ext_supported = SIB_PI_SPEEDS_EXT;
 	pi->speed_ext_enabled = m->speed_ext_enabled;
 }
 
@@ -216,28 +198,19 @@ static bool sma_mask_ok(u8 want, u8 all, u8 supported)
 	return !want || want == all || !(want & ~supported);
 }
 
-/* Under sib_fabric.lock: would the SubnSet be valid?  Nothing changes if not. */
-static bool sma_portinfo_valid(struct sib_port *port,
-			       const struct sib_portinfo *req)
+/*
+ * The link fields of a PortInfo SubnSet, at an HCA's or a switch's port
+ * in state cur whose MTUCap is mtu_cap: legal transitions (INIT -> ARMED
+ * -> ACTIVE, IBA 7.2, or Down), states and masks the port has.
+ */
+bool sib_portinfo_link_valid(const struct sib_portinfo *req,
+			     enum ib_port_state cur, u8 mtu_cap)
 {
-	enum ib_port_state cur = port->state;
-	u16 lid = req->lid;
-
-	lockdep_assert_held(&sib_fabric.lock);
-	/* The fabric routes base LIDs in its own range only (LMC 0). */
-	if (lid != port->lid &&
-	    (lid < SIB_FIRST_LID || lid > SIB_MAX_LID ||
-	     rcu_access_pointer(sib_fabric.by_lid[lid])))
-		return false;
-	if (!req->sm_lid || req->sm_lid > SMA_UNICAST_TOP || req->lmc)
-		return false;
-	if (req->gid_prefix != SIB_SUBNET_PREFIX)
-		return false;
 	switch (req->state) {
-	case SMA_STATE_NOP:
+	case SIB_PI_STATE_NOP:
 	case IB_PORT_DOWN:
 		break;
-	case IB_PORT_ARMED:	/* INIT -> ARMED -> ACTIVE (IBA 7.2) */
+	case IB_PORT_ARMED:
 		if (cur != IB_PORT_INIT && cur != IB_PORT_ARMED)
 			return false;
 		break;
@@ -248,21 +221,49 @@ static bool sma_portinfo_valid(struct sib_port *port,
 	default:
 		return false;
 	}
-	if (req->phys_state != SMA_PHYS_NOP &&
-	    req->phys_state != SMA_PHYS_POLLING &&
-	    req->phys_state != SMA_PHYS_DISABLED)
+	if (req->phys_state != SIB_PI_PHYS_NOP &&
+	    req->phys_state != SIB_PI_PHYS_POLLING &&
+	    req->phys_state != SIB_PI_PHYS_DISABLED)
 		return false;
-	if (req->down_default > SMA_DOWN_POLLING)
+	if (req->down_default > SIB_PI_DOWN_POLLING)
 		return false;
-	if (!sma_mask_ok(req->width_enabled, SMA_WIDTH_ALL, SMA_WIDTHS) ||
-	    !sma_mask_ok(req->speed_enabled, SMA_SPEED_ALL, SMA_SPEEDS) ||
-	    (req->speed_ext_enabled != SMA_SPEED_EXT_OFF &&
-	     !sma_mask_ok(req->speed_ext_enabled, SMA_SPEED_EXT_ALL,
-			  SMA_SPEEDS_EXT)))
+	if (!sma_mask_ok(req->width_enabled, SIB_PI_WIDTH_ALL, SIB_PI_WIDTHS) ||
+	    !sma_mask_ok(req->speed_enabled, SIB_PI_SPEED_ALL, SIB_PI_SPEEDS) ||
+	    (req->speed_ext_enabled != SIB_PI_SPEED_EXT_OFF &&
+	     !sma_mask_ok(req->speed_ext_enabled, SIB_PI_SPEED_EXT_ALL,
+			  SIB_PI_SPEEDS_EXT)))
 		return false;
-	if (req->neighbor_mtu < IB_MTU_256 || req->neighbor_mtu > IB_MTU_4096)
+	if (req->neighbor_mtu < IB_MTU_256 || req->neighbor_mtu > mtu_cap)
 		return false;
-	return req->oper_vls <= SMA_VL_CAP;
+	return req->oper_vls <= SIB_PI_VL_CAP;
+}
+
+/* Under sib_fabric.lock: may the port take lid as its base LID (LMC 0)? */
+static bool sma_lid_ok(struct sib_port *port, u16 lid)
+{
+	lockdep_assert_held(&sib_fabric.lock);
+	if (lid == port->lid)
+		return true;
+	/* An external SM may give any unicast LID: its LFT routes it. */
+	if (sib_sm_external)
+		return lid && lid <= SIB_LID_UCAST_TOP;
+	/* The built-in SM's fabric routes its own range only. */
+	return lid >= SIB_FIRST_LID && lid <= SIB_MAX_LID &&
+	       !rcu_access_pointer(sib_fabric.by_lid[lid]);
+}
+
+/* Under sib_fabric.lock: would the SubnSet be valid?  Nothing changes if not. */
+static bool sma_portinfo_valid(struct sib_port *port,
+			       const struct sib_portinfo *req)
+{
+	lockdep_assert_held(&sib_fabric.lock);
+	if (!sma_lid_ok(port, req->lid))
+		return false;
+	if (!req->sm_lid || req->sm_lid > SIB_LID_UCAST_TOP || req->lmc)
+		return false;
+	if (req->gid_prefix != SIB_SUBNET_PREFIX)
+		return false;
+	return sib_portinfo_link_valid(req, port->state, IB_MTU_4096);
 }
 
 /* What a SubnSet changed, for the events raised after the lock. */
@@ -281,6 +282,12 @@ struct sma_changes {
 static void sma_link_bounce(struct sib_port *port, bool disable,
 			    struct sma_changes *ch)
 {
+	/* Under an external SM, the switch's end follows the link too. */
+	if (sib_sm_external) {
+		WRITE_ONCE(port->mgmt.disabled, disable);
+		ch->down |= sib_link_update_locked(port, true);
+		return;
+	}
 	if (port->state != IB_PORT_DOWN)
 		ch->down = true;
 	WRITE_ONCE(port->mgmt.disabled, disable);
@@ -305,15 +312,15 @@ static void sma_portinfo_apply(struct sib_port *port,
 	WRITE_ONCE(m->subnet_timeout, req->subnet_timeout);
 	ch->rereg = req->client_rereg;
 	if (req->width_enabled)
-		m->width_enabled = req->width_enabled == SMA_WIDTH_ALL ?
-				   SMA_WIDTHS : req->width_enabled;
+		m->width_enabled = req->width_enabled == SIB_PI_WIDTH_ALL ?
+				   SIB_PI_WIDTHS : req->width_enabled;
 	if (req->speed_enabled)
-		m->speed_enabled = req->speed_enabled == SMA_SPEED_ALL ?
-				   SMA_SPEEDS : req->speed_enabled;
+		m->speed_enabled = req->speed_enabled == SIB_PI_SPEED_ALL ?
+				   SIB_PI_SPEEDS : req->speed_enabled;
 	if (req->speed_ext_enabled)
 		m->speed_ext_enabled =
-			req->speed_ext_enabled == SMA_SPEED_EXT_ALL ?
-			SMA_SPEEDS_EXT : req->speed_ext_enabled;
+			req->speed_ext_enabled == SIB_PI_SPEED_EXT_ALL ?
+			SIB_PI_SPEEDS_EXT : req->speed_ext_enabled;
 	if (req->down_default)
 		m->down_default = req->down_default;
 	m->vl_high_limit = req->vl_high_limit;
@@ -321,9 +328,9 @@ static void sma_portinfo_apply(struct sib_port *port,
 	/* The MTU the port sends with; the link does not retrain for it. */
 	WRITE_ONCE(port->active_mtu, req->neighbor_mtu);
 
-	if (req->phys_state == SMA_PHYS_DISABLED)
+	if (req->phys_state == SIB_PI_PHYS_DISABLED)
 		sma_link_bounce(port, true, ch);
-	else if (req->phys_state == SMA_PHYS_POLLING)
+	else if (req->phys_state == SIB_PI_PHYS_POLLING)
 		sma_link_bounce(port, false, ch);
 	switch (req->state) {
 	case IB_PORT_DOWN:
@@ -343,11 +350,8 @@ static void sma_portinfo_apply(struct sib_port *port,
 /* The events a real port raises for what changed, in the order it would. */
 static void sma_raise(struct sib_port *port, const struct sma_changes *ch)
 {
-	if (ch->down) {
-		sib_count(port, SIB_CNT_LINK_DOWNED, 1);
-		sib_sm_sa_sync(port, SIB_SA_SYNC_GONE);
-		sib_port_event(port, IB_EVENT_PORT_ERR);
-	}
+	if (ch->down)
+		sib_link_lost(port);
 	if (ch->lid)
 		sib_port_event(port, IB_EVENT_LID_CHANGE);
 	if (ch->sm)
@@ -447,7 +451,7 @@ static u16 sma_sl2vl(struct sma_req *r)
 		for (i = 0; i < SMA_SLS; i++) {
 			u8 vl = (r->in->data[i / 2] >> (i % 2 ? 0 : 4)) & 0xf;
 
-			if (vl >= SMA_VL_CAP && vl != SMA_VL_DROP)
+			if (vl >= SIB_PI_VL_CAP && vl != SIB_PI_VL_DROP)
 				status = STATUS_INVALID;
 		}
 		if (!status)
@@ -481,7 +485,7 @@ static u16 sma_vlarb(struct sma_req *r)
 	spin_lock_irqsave(&sib_fabric.lock, flags);
 	if (r->set) {
 		for (i = 0; i < SIB_VLARB_CAP; i++)
-			if ((r->in->data[2 * i] & 0xf) == SMA_VL_DROP)
+			if ((r->in->data[2 * i] & 0xf) == SIB_PI_VL_DROP)
 				status = STATUS_INVALID;
 		if (!status)
 			memcpy(table, r->in->data, 2 * SIB_VLARB_CAP);

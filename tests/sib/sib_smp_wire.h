@@ -69,6 +69,29 @@
 #define PI_SPEED_EXT_EN		63
 #define  PI_SPEED_EXT_ENABLED	GENMASK(4, 0)
 
+/*
+ * PortInfo values every port of the fabric shares: 4x links at QDR and
+ * EDR speeds, VL0 only; and what a Set may write in the fields.
+ */
+#define SIB_PI_WIDTHS		0x03	/* 1x and 4x */
+#define SIB_PI_WIDTH_4X		0x02
+#define SIB_PI_WIDTH_ALL	0xff	/* Set: every supported width */
+#define SIB_PI_SPEEDS		0x07	/* 2.5, 5 and 10 Gb/s */
+#define SIB_PI_SPEED_QDR	0x04	/* below the extended speed */
+#define SIB_PI_SPEED_ALL	0x0f
+#define SIB_PI_SPEEDS_EXT	0x03	/* FDR and EDR */
+#define SIB_PI_SPEED_EXT_EDR	0x02
+#define SIB_PI_SPEED_EXT_OFF	0x1e
+#define SIB_PI_SPEED_EXT_ALL	0x1f
+#define SIB_PI_STATE_NOP	0
+#define SIB_PI_PHYS_NOP		0
+#define SIB_PI_PHYS_POLLING	2
+#define SIB_PI_PHYS_DISABLED	3
+#define SIB_PI_PHYS_LINK_UP	5
+#define SIB_PI_DOWN_POLLING	2
+#define SIB_PI_VL_CAP		1	/* VL0 only, as query_port says */
+#define SIB_PI_VL_DROP		15	/* an SL mapped to VL15 is dropped */
+
 /* PortInfo, unpacked: what a Get shows and a Set asks for. */
 struct sib_portinfo {
 	u64 mkey;

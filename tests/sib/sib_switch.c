@@ -2,73 +2,163 @@
 /*
  * The fabric's one switch: not an ib_device, a fabric object every HCA
  * port is linked to (HCA port of fabric index N on switch port N + 1).
- * Its port 0 holds the SM's LID; behind it sit the SA, the switch's
- * subnet management agent and its PMA.
+ * Behind its port 0 sit its subnet management agent (sib_switch_sma.c),
+ * its PMA and, under sm=builtin, the SA at LID 1.
  *
  * The switch carries SMPs: directed-route ones hop by hop along their
  * initial and return paths (IBA 14.2.2, C14-9 and C14-13, the switch's
- * share of them), LID-routed ones to its own LID.  Its SMA answers
- * NodeInfo, NodeDescription, SwitchInfo, PortInfo of every port,
- * LinearForwardingTable, MulticastForwardingTable, P_KeyTable of port 0,
- * SLtoVLMappingTable, VLArbitrationTable and SMInfo (the built-in SM's).
- * Data packets still go straight to the port owning the LID, and the
- * forwarding tables show what the built-in SM assigned: the LFT each
- * port's LID, the MFT the forwarding masks the SA keeps.  The tables are
- * read-only here.  An external port's state is its HCA port's.
+ * share of them), LID-routed ones to its own LID.  Here too: its ports'
+ * states, the forwarding tables the data path reads (sm=external), the
+ * Trap 128 it sends an external SM when a link changes, and its PMA.
  *
- * Everything runs in the fabric's ordered work queue, as the SA does.
+ * Under sm=builtin, data packets go straight to the port owning the LID,
+ * and an external port's state is its HCA port's.  Under sm=external the
+ * fabric forwards by the LFT and MFT the SM programmed (sib_fabric.c).
+ *
+ * Everything but the data path's lookups runs in the fabric's ordered
+ * work queue, as the SA does.
  */
 #include <linux/slab.h>
 #include <rdma/ib_mad.h>
 #include <rdma/ib_pma.h>
-#include <rdma/ib_smi.h>
-#include "sib.h"
-#include "sib_smp_wire.h"
+#include "sib_switch.h"
 
-#define SW_CLASS_VERSION	1
-#define SW_DEVICE_ID		2
-#define SW_NO_PORT		0xff	/* LFT: not routed */
 #define SW_LID_PERMISSIVE	0xffff
-#define SW_LIFE_TIME		18	/* 4.096 us << 18 */
-#define SW_WIDTHS		0x03
-#define SW_WIDTH_4X		0x02
-#define SW_SPEEDS		0x07
-#define SW_SPEED_QDR		0x04
-#define SW_SPEEDS_EXT		0x03
-#define SW_SPEED_EXT_EDR	0x02
-#define SW_PHYS_POLLING		2
-#define SW_PHYS_DISABLED	3
-#define SW_PHYS_LINK_UP		5
-#define SW_MFT_PORTS		16	/* ports per MFT position */
-#define SW_SM_PRIORITY		0
-#define SW_SM_MASTER		3	/* SMInfo SMState (IBA 14.2.5.13) */
-#define SW_PKEY_DEFAULT		0xffff
 
-#define STATUS_BAD_VERSION	IB_MGMT_MAD_STATUS_BAD_VERSION
-#define STATUS_BAD_METHOD	IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD
-#define STATUS_UNSUPPORTED	IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD_ATTRIB
-#define STATUS_INVALID		IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE
+/* Notice (IBA 13.4.8.2, 14.2.5.1) of a Trap 128: a link state changed. */
+#define NTC_GENERIC_TYPE	0
+#define  NTC_IS_GENERIC		BIT(7)
+#define  NTC_TYPE_URGENT	1
+#define NTC_PRODUCER		1	/* 24 bits */
+#define  NTC_PRODUCER_SWITCH	2
+#define NTC_TRAP_NUM		4
+#define  NTC_LINK_STATE_CHANGED	128
+#define NTC_ISSUER_LID		6
+#define NTC_DETAILS		10	/* Trap 128: the switch's LID */
 
-/* SMInfo (IBA 14.2.5.13). */
-#define SMI_GUID		0
-#define SMI_SM_KEY		8
-#define SMI_ACT_COUNT		16
-#define SMI_PRIO_STATE		20
-
-static struct sib_switch *sw = &sib_fabric.sw;
+static void sw_trap_work(struct work_struct *work);
 
 void sib_switch_init(u32 nports)
 {
 	memset(sw, 0, sizeof(*sw));
 	sw->nports = nports;
+	INIT_WORK(&sw->trap_work, sw_trap_work);
+	sib_switch_sma_init();
+}
+
+/* At unload, the ports gone: no trap may still wait. */
+void sib_switch_exit(void)
+{
+	cancel_work_sync(&sw->trap_work);
 }
 
 /* Under rcu_read_lock(): the HCA port behind an external port, if any. */
-static struct sib_port *sw_link(u32 port_num)
+struct sib_port *sib_switch_hca(u32 port_num)
 {
 	if (!port_num || port_num > sw->nports)
 		return NULL;
 	return sib_port_by_index(port_num - 1);
+}
+
+/* Port 0's LID: the built-in SM's, or what an external SM set. */
+u16 sib_switch_lid(void)
+{
+	return sib_sm_external ? READ_ONCE(sw->lid) : SIB_SM_LID;
+}
+
+/* Under rcu_read_lock(), or with no HCA port behind the port. */
+enum ib_port_state sib_switch_port_state(u32 port_num)
+{
+	struct sib_port *hca;
+
+	if (!port_num)
+		return IB_PORT_ACTIVE;
+	if (sib_sm_external)
+		return READ_ONCE(sw->port[port_num].state);
+	hca = sib_switch_hca(port_num);
+	return hca ? READ_ONCE(hca->state) : IB_PORT_DOWN;
+}
+
+/*
+ * Under sib_fabric.lock, sm=external: an external port's logical state
+ * changes; a change is noted in SwitchInfo (PortStateChange) and told to
+ * the SM (Trap 128), as a switch does.
+ */
+void sib_switch_port_state_locked(u32 port_num, enum ib_port_state state)
+{
+	struct sib_sw_port *sp = &sw->port[port_num];
+
+	lockdep_assert_held(&sib_fabric.lock);
+	if (sp->state == state)
+		return;
+	WRITE_ONCE(sp->state, state);
+	if (state == IB_PORT_DOWN || state == IB_PORT_INIT) {
+		sw->state_change = true;
+		queue_work(sib_fabric.wq, &sw->trap_work);
+	}
+}
+
+/*
+ * Whether an external port passes a packet: SMPs while its link is up,
+ * the rest only when ACTIVE.  sm=external: an ARMED port that receives a
+ * data packet from its link becomes ACTIVE (IBA 7.2: the far end is).
+ */
+bool sib_switch_port_passes(u32 port_num, bool smp, bool ingress)
+{
+	enum ib_port_state state = sib_switch_port_state(port_num);
+	unsigned long flags;
+
+	if (state == IB_PORT_ACTIVE || (smp && state != IB_PORT_DOWN))
+		return true;
+	if (!sib_sm_external || !ingress || state != IB_PORT_ARMED)
+		return false;
+	spin_lock_irqsave(&sib_fabric.lock, flags);
+	if (sw->port[port_num].state == IB_PORT_ARMED)
+		WRITE_ONCE(sw->port[port_num].state, IB_PORT_ACTIVE);
+	state = sw->port[port_num].state;
+	spin_unlock_irqrestore(&sib_fabric.lock, flags);
+	return state == IB_PORT_ACTIVE;
+}
+
+/*
+ * sm=external: the port the LFT sends dlid out of (0: the switch's own),
+ * or -1: not routed (not in the table, above LinearFDBTop, or to a port
+ * the switch does not have).
+ */
+int sib_switch_route(u16 dlid)
+{
+	u8 out;
+
+	if (dlid >= SIB_SW_LFT_CAP || dlid > READ_ONCE(sw->lft_top))
+		return -1;
+	out = READ_ONCE(sw->lft[dlid]);
+	return out <= sw->nports ? out : -1;
+}
+
+/* sm=external: the HCA ports (bits by fabric index) the MFT sends mlid to. */
+unsigned long sib_switch_mcast_ports(u16 mlid)
+{
+	u32 index = mlid - SIB_MLID_BASE;
+
+	if (mlid < SIB_MLID_BASE || index >= SIB_MAX_MLIDS)
+		return 0;
+	/* Bit 0 is port 0, the switch's own: no QP there takes multicast. */
+	return (READ_ONCE(sw->mft[index]) >> 1) & GENMASK(sw->nports - 1, 0);
+}
+
+/*
+ * Under rcu_read_lock(), sm=external: the HCA port that owns lid, where
+ * the LFT leads; NULL when none does.
+ */
+struct sib_port *sib_switch_lid_owner(u16 lid)
+{
+	int out = sib_switch_route(lid);
+	struct sib_port *port;
+
+	if (out <= 0)
+		return NULL;
+	port = sib_switch_hca(out);
+	return port && READ_ONCE(port->lid) == lid ? port : NULL;
 }
 
 /* Put an SMP on a link (out_port) or, LID-routed, to its LID. */
@@ -76,9 +166,9 @@ static void sw_send_smp(struct ib_smp *smp, u32 out_port, u16 dlid)
 {
 	struct ib_sge sge = { .addr = (uintptr_t)smp, .length = sizeof(*smp) };
 	struct sib_pkt pkt = {
-		.slid = out_port ? SW_LID_PERMISSIVE : SIB_SM_LID,
+		.slid = out_port ? SW_LID_PERMISSIVE : sib_switch_lid(),
 		.dlid = out_port ? SW_LID_PERMISSIVE : dlid,
-		.pkey = SW_PKEY_DEFAULT,
+		.pkey = IB_DEFAULT_PKEY_FULL,
 		.length = sizeof(*smp),
 		.num_sge = 1,
 		.sg = &sge,
@@ -87,302 +177,62 @@ static void sw_send_smp(struct ib_smp *smp, u32 out_port, u16 dlid)
 
 	local_bh_disable();
 	rcu_read_lock();
-	dport = out_port ? sw_link(out_port) : sib_port_by_lid(dlid);
-	if (dport)
-		sib_deliver_at(&pkt, dport);
+	if (out_port) {
+		dport = sib_switch_hca(out_port);
+		if (dport && sib_switch_port_passes(out_port, true, false))
+			sib_deliver_at(&pkt, dport);
+	} else if (sib_sm_external) {
+		sib_deliver(&pkt);	/* by the LFT, from port 0 */
+	} else {
+		dport = sib_port_by_lid(dlid);
+		if (dport)
+			sib_deliver_at(&pkt, dport);
+	}
 	rcu_read_unlock();
 	local_bh_enable();
 }
 
-/* The SMA. */
-
-struct sw_req {
-	const struct ib_smp *in;
-	struct ib_smp *out;
-	u32 in_port;			/* the port the SMP came in on */
-};
-
-/* NodeInfo, the SMP having come in on local_port. */
-void sib_switch_node_info(u8 local_port, struct ib_node_info *ni)
-{
-	memset(ni, 0, sizeof(*ni));
-	ni->base_version = IB_MGMT_BASE_VERSION;
-	ni->class_version = SW_CLASS_VERSION;
-	ni->node_type = RDMA_NODE_IB_SWITCH;
-	ni->num_ports = sw->nports;
-	ni->sys_guid = cpu_to_be64(SIB_SM_GUID);
-	ni->node_guid = cpu_to_be64(SIB_SM_GUID);
-	ni->port_guid = cpu_to_be64(SIB_SM_GUID);	/* port 0's */
-	ni->partition_cap = cpu_to_be16(1);
-	ni->device_id = cpu_to_be16(SW_DEVICE_ID);
-	ni->revision = cpu_to_be32(1);
-	ni->local_port_num = local_port;
-	ni->vendor_id[1] = (SIB_VENDOR_ID >> 8) & 0xff;
-	ni->vendor_id[2] = SIB_VENDOR_ID & 0xff;
-}
-
-static u16 sw_node_info(struct sw_req *r)
-{
-	sib_switch_node_info(r->in_port, (struct ib_node_info *)r->out->data);
-	return 0;
-}
-
-static u16 sw_node_desc(struct sw_req *r)
-{
-	strscpy(r->out->data, SIB_SWITCH_DESC, sizeof(r->out->data));
-	return 0;
-}
-
-/* Under rcu_read_lock(): the highest LID the built-in SM routes. */
-static u16 sw_lft_top(void)
-{
-	u16 lid, top = SIB_SM_LID;
-
-	for (lid = SIB_FIRST_LID; lid <= SIB_MAX_LID; lid++)
-		if (sib_port_by_lid(lid))
-			top = lid;
-	return top;
-}
-
-static u16 sw_switch_info(struct sw_req *r)
-{
-	u8 *p = r->out->data;
-
-	put_unaligned_be16(SIB_MAX_LID + 1, p + SWI_LFT_CAP);
-	put_unaligned_be16(SIB_MAX_MLIDS, p + SWI_MFT_CAP);
-	rcu_read_lock();
-	put_unaligned_be16(sw_lft_top(), p + SWI_LFT_TOP);
-	rcu_read_unlock();
-	p[SWI_DEFAULT_PORT] = 0;
-	p[SWI_DEFAULT_MCAST_PRI] = SW_NO_PORT;
-	p[SWI_DEFAULT_MCAST_NOT] = SW_NO_PORT;
-	p[SWI_LIFE_STATE] = FIELD_PREP(SWI_LIFE_TIME, SW_LIFE_TIME);
-	put_unaligned_be16(SIB_MLID_BASE + SIB_MAX_MLIDS - 1, p + SWI_MFT_TOP);
-	return 0;
-}
-
-/* Under rcu_read_lock(): PortInfo of port 0 or of an external port. */
-static void sw_port_info_get(u32 port_num, u8 local_port,
-			     struct sib_portinfo *pi)
-{
-	struct sib_port *hca = sw_link(port_num);
-	enum ib_port_state state = IB_PORT_DOWN;
-
-	memset(pi, 0, sizeof(*pi));
-	pi->local_port = local_port;
-	pi->width_enabled = SW_WIDTHS;
-	pi->width_supported = SW_WIDTHS;
-	pi->width_active = SW_WIDTH_4X;
-	pi->speed_supported = SW_SPEEDS;
-	pi->speed_active = SW_SPEED_QDR;
-	pi->speed_enabled = SW_SPEEDS;
-	pi->speed_ext_active = SW_SPEED_EXT_EDR;
-	pi->speed_ext_supported = SW_SPEEDS_EXT;
-	pi->speed_ext_enabled = SW_SPEEDS_EXT;
-	pi->vl_cap = 1;
-	pi->oper_vls = 1;
-	pi->vlarb_high_cap = SIB_VLARB_CAP;
-	pi->vlarb_low_cap = SIB_VLARB_CAP;
-	/*
-	 * The switch is built for the fabric's link MTU (mtu=): an SM that
-	 * takes the smaller MTUCap of a link's ends gives the HCA that one.
-	 */
-	pi->mtu_cap = ib_mtu_int_to_enum(sib_port_mtu);
-	pi->neighbor_mtu = pi->mtu_cap;
-	pi->down_default = SW_PHYS_POLLING;
-	pi->subnet_timeout = SW_LIFE_TIME;
-	if (!port_num) {
-		/* The management port: LID, SM and capabilities live here. */
-		pi->gid_prefix = SIB_SUBNET_PREFIX;
-		pi->lid = SIB_SM_LID;
-		pi->sm_lid = SIB_SM_LID;
-		pi->cap_mask = IB_PORT_SM | IB_PORT_EXTENDED_SPEEDS_SUP |
-			       IB_PORT_SYS_IMAGE_GUID_SUP;
-		pi->guid_cap = 1;
-		state = IB_PORT_ACTIVE;
-	} else if (hca) {
-		state = READ_ONCE(hca->state);
-		pi->neighbor_mtu = READ_ONCE(hca->active_mtu);
-	}
-	pi->state = state;
-	if (state != IB_PORT_DOWN)
-		pi->phys_state = SW_PHYS_LINK_UP;
-	else if (hca && READ_ONCE(hca->mgmt.disabled))
-		pi->phys_state = SW_PHYS_DISABLED;
-	else
-		pi->phys_state = SW_PHYS_POLLING;
-}
-
-/* PortInfo as the SM on port 0 reads it: for the SA. */
-void sib_switch_portinfo(u32 port_num, struct sib_portinfo *pi)
-{
-	rcu_read_lock();
-	sw_port_info_get(port_num, 0, pi);
-	rcu_read_unlock();
-}
-
-static u16 sw_port_info(struct sw_req *r)
-{
-	u32 mod = be32_to_cpu(r->in->attr_mod);
-	struct sib_portinfo pi;
-
-	if (mod > sw->nports)
-		return STATUS_INVALID;
-	rcu_read_lock();
-	sw_port_info_get(mod, r->in_port, &pi);
-	rcu_read_unlock();
-	sib_portinfo_encode(&pi, r->out->data);
-	return 0;
-}
-
-/* LinearForwardingTable (IBA 14.2.5.10): 64 LIDs a block, a port each. */
-static u16 sw_lft(struct sw_req *r)
-{
-	u32 block = be32_to_cpu(r->in->attr_mod);
-	u32 i, lid;
-
-	if (block > SIB_MAX_LID / SIB_LFT_BLOCK)
-		return STATUS_INVALID;
-	rcu_read_lock();
-	for (i = 0; i < SIB_LFT_BLOCK; i++) {
-		struct sib_port *port;
-
-		lid = block * SIB_LFT_BLOCK + i;
-		port = lid >= SIB_FIRST_LID ? sib_port_by_lid(lid) : NULL;
-		if (lid == SIB_SM_LID)
-			r->out->data[i] = 0;
-		else
-			r->out->data[i] = port ? port->fabric_index + 1 :
-						 SW_NO_PORT;
-	}
-	rcu_read_unlock();
-	return 0;
-}
-
 /*
- * MulticastForwardingTable (IBA 14.2.5.12): the modifier's bits 31:28
- * pick 16 ports, bits 8:0 a block of 32 MLIDs; each entry is the mask of
- * the ports the MLID goes out of.
+ * Trap 128 to the SM that set port 0's MasterSMLID, once the SM has set
+ * it and routed it; the SM's TrapRepress is not waited for.
  */
-#define SW_MFT_POSITION		GENMASK(31, 28)
-#define SW_MFT_BLOCK		GENMASK(8, 0)
-
-static u16 sw_mft(struct sw_req *r)
+static void sw_trap_work(struct work_struct *work)
 {
-	u32 mod = be32_to_cpu(r->in->attr_mod);
-	u32 position = FIELD_GET(SW_MFT_POSITION, mod);
-	u32 block = FIELD_GET(SW_MFT_BLOCK, mod);
-	__be16 *masks = (__be16 *)r->out->data;
-	u32 i, bit;
+	u16 lid = READ_ONCE(sw->lid), sm_lid = READ_ONCE(sw->sm_lid);
+	static atomic_t trap_tid = ATOMIC_INIT(0);
+	struct ib_smp *smp;
+	u8 *ntc;
 
-	if (block >= SIB_MAX_MLIDS / SIB_MFT_BLOCK ||
-	    position > sw->nports / SW_MFT_PORTS)
-		return STATUS_INVALID;
-	for (i = 0; i < SIB_MFT_BLOCK; i++) {
-		u16 mlid = SIB_MLID_BASE + block * SIB_MFT_BLOCK + i;
-		u16 mask = 0;
-
-		for (bit = 0; bit < SW_MFT_PORTS; bit++) {
-			u32 port_num = position * SW_MFT_PORTS + bit;
-			struct sib_port *hca;
-
-			rcu_read_lock();
-			hca = sw_link(port_num);
-			if (hca && sib_mft_has(mlid, hca))
-				mask |= BIT(bit);
-			rcu_read_unlock();
-		}
-		masks[i] = cpu_to_be16(mask);
-	}
-	return 0;
-}
-
-/* Port 0 holds the default partition; external ports enforce none. */
-static u16 sw_pkey_table(struct sw_req *r)
-{
-	__be16 *pkeys = (__be16 *)r->out->data;
-
-	if (be32_to_cpu(r->in->attr_mod))
-		return STATUS_INVALID;
-	pkeys[0] = cpu_to_be16(SW_PKEY_DEFAULT);
-	return 0;
-}
-
-/* Every SL on VL0, between any two ports: an all-zero table. */
-static u16 sw_sl2vl(struct sw_req *r)
-{
-	u32 mod = be32_to_cpu(r->in->attr_mod);
-
-	if (((mod >> 8) & 0xff) > sw->nports || (mod & 0xff) > sw->nports)
-		return STATUS_INVALID;
-	return 0;
-}
-
-/* External ports: blocks 1 (low) and 3 (high), all weights zero. */
-static u16 sw_vlarb(struct sw_req *r)
-{
-	u32 mod = be32_to_cpu(r->in->attr_mod);
-	u32 block = mod >> 16, port_num = mod & 0xffff;
-
-	if ((block != 1 && block != 3) || !port_num || port_num > sw->nports)
-		return STATUS_INVALID;
-	return 0;
-}
-
-/* SMInfo: the built-in SM, master of the subnet. */
-static u16 sw_sm_info(struct sw_req *r)
-{
-	u8 *p = r->out->data;
-
-	put_unaligned_be64(SIB_SM_GUID, p + SMI_GUID);
-	put_unaligned_be32(atomic_read(&sw->sm_act_count), p + SMI_ACT_COUNT);
-	p[SMI_PRIO_STATE] = SW_SM_PRIORITY << 4 | SW_SM_MASTER;
-	return 0;
-}
-
-static u16 sw_sma(struct sw_req *r)
-{
-	if (r->in->class_version != SW_CLASS_VERSION)
-		return STATUS_BAD_VERSION;
-	if (r->in->method != IB_MGMT_METHOD_GET)
-		return r->in->method == IB_MGMT_METHOD_SET ?
-		       STATUS_UNSUPPORTED : STATUS_BAD_METHOD;
-	switch (r->in->attr_id) {
-	case IB_SMP_ATTR_NODE_INFO:
-		return sw_node_info(r);
-	case IB_SMP_ATTR_NODE_DESC:
-		return sw_node_desc(r);
-	case IB_SMP_ATTR_SWITCH_INFO:
-		return sw_switch_info(r);
-	case IB_SMP_ATTR_PORT_INFO:
-		return sw_port_info(r);
-	case IB_SMP_ATTR_LINEAR_FORWARD_TABLE:
-		return sw_lft(r);
-	case IB_SMP_ATTR_MCAST_FORWARD_TABLE:
-		return sw_mft(r);
-	case IB_SMP_ATTR_PKEY_TABLE:
-		return sw_pkey_table(r);
-	case IB_SMP_ATTR_SL_TO_VL_TABLE:
-		return sw_sl2vl(r);
-	case IB_SMP_ATTR_VL_ARB_TABLE:
-		return sw_vlarb(r);
-	case IB_SMP_ATTR_SM_INFO:
-		return sw_sm_info(r);
-	default:
-		return STATUS_UNSUPPORTED;
-	}
+	if (!lid || !sm_lid)
+		return;
+	smp = kzalloc(sizeof(*smp), GFP_KERNEL);
+	if (!smp)
+		return;		/* the SM's next light sweep sees the change */
+	smp->base_version = IB_MGMT_BASE_VERSION;
+	smp->mgmt_class = IB_MGMT_CLASS_SUBN_LID_ROUTED;
+	smp->class_version = SW_CLASS_VERSION;
+	smp->method = IB_MGMT_METHOD_TRAP;
+	smp->tid = cpu_to_be64(0x5eb1000000000000ULL |
+			       atomic_inc_return(&trap_tid));
+	smp->attr_id = IB_SMP_ATTR_NOTICE;
+	ntc = smp->data;
+	ntc[NTC_GENERIC_TYPE] = NTC_IS_GENERIC | NTC_TYPE_URGENT;
+	put_unaligned_be16(NTC_PRODUCER_SWITCH, ntc + NTC_PRODUCER + 1);
+	put_unaligned_be16(NTC_LINK_STATE_CHANGED, ntc + NTC_TRAP_NUM);
+	put_unaligned_be16(lid, ntc + NTC_ISSUER_LID);
+	put_unaligned_be16(lid, ntc + NTC_DETAILS);
+	sw_send_smp(smp, 0, sm_lid);
+	kfree(smp);
 }
 
 /* Answer an SMP for the switch; false when none is due (not a request). */
 static bool sw_answer(const struct ib_smp *in, struct ib_smp *out,
 		      u32 in_port)
 {
-	struct sw_req r = { .in = in, .out = out, .in_port = in_port };
-
 	if (sib_mad_for_agents(in->method))
-		return false;	/* our SM takes no traps */
+		return false;	/* no SM here takes traps or answers */
 	sib_smp_begin(in, out);
-	sib_smp_end(out, sw_sma(&r));
+	sib_smp_end(out, sib_switch_sma(in, out, in_port));
 	atomic_inc(&sw->sm_act_count);
 	return true;
 }
@@ -480,7 +330,7 @@ static u64 sw_pma_raw(u32 port_num, enum sib_pma_field f)
 	if (sw_mirror[f] == SIB_PMA_NR_FIELDS)
 		return 0;
 	rcu_read_lock();
-	hca = sw_link(port_num);
+	hca = sib_switch_hca(port_num);
 	if (hca)
 		raw = sib_pma_raw(hca, sw_mirror[f]);
 	rcu_read_unlock();

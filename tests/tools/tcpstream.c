@@ -7,8 +7,9 @@
  *   tcpstream send ADDR PORT     write to it until SIGTERM or SIGINT
  *
  * The sink prints "received BYTES" when the stream ends (its exit status
- * is 1 on a reset); the sender prints "sent BYTES" when told to stop, and
- * exits 1 when the stream broke before that.  IPv4 only.
+ * is 1 on a reset); the sender, told to stop, ends the stream, waits for
+ * the sink to have read it all and prints "sent BYTES"; it exits 1 when the
+ * stream broke.  IPv4 only.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -68,6 +69,31 @@ static int sink(int port)
 	return 0;
 }
 
+/*
+ * Told to stop: end our half and stay until the sink has read it all and
+ * closed.  Exiting at once would orphan the socket, and Linux abandons an
+ * orphan's unsent tail after few retries when TCP is backed off.
+ */
+static int finish(int s, unsigned long long sent)
+{
+	char c;
+	ssize_t n;
+
+	if (shutdown(s, SHUT_WR)) {
+		printf("sent %llu (broke: %s)\n", sent, strerror(errno));
+		return 1;
+	}
+	while ((n = read(s, &c, 1)) != 0) {
+		if (n < 0 && errno != EINTR) {
+			printf("sent %llu (tail lost: %s)\n", sent, strerror(errno));
+			return 1;
+		}
+	}
+	close(s);
+	printf("sent %llu\n", sent);
+	return 0;
+}
+
 static int send_stream(const char *addr, int port)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET };
@@ -97,9 +123,7 @@ static int send_stream(const char *addr, int port)
 		}
 		sent += (unsigned long long)n;
 	}
-	close(s);
-	printf("sent %llu\n", sent);
-	return 0;
+	return finish(s, sent);
 }
 
 int main(int argc, char **argv)
