@@ -367,6 +367,7 @@ static void conn_set_live(struct ipoib_cm_conn *conn)
 		return;
 	}
 	WRITE_ONCE(conn->state, IPOIB_CM_LIVE);
+	conn->live_since = jiffies;
 	ipoib_count(priv, IPOIB_CNT_CM_CONNECTIONS);
 	ipoib_count(priv, IPOIB_CNT_CM_ESTABLISHED);
 	peer_back(priv, conn->peer);
@@ -675,6 +676,25 @@ static struct ipoib_cm_conn *pending_req(struct ipoib_dev *priv,
 	return NULL;
 }
 
+/*
+ * Our REQ to this peer, accepted a moment ago.  The peer's REQ that
+ * crossed it was sent before the peer's REP, but the CM may hand it to us
+ * after: it lost the crossing, and the peer has let it go already.
+ */
+static bool req_just_won(struct ipoib_dev *priv, const u8 *peer)
+{
+	struct ipoib_cm_conn *conn;
+
+	lockdep_assert_held(&priv->lock);
+	list_for_each_entry(conn, &priv->cm->conns, link)
+		if (conn->initiator && conn->shared && same_peer(conn, peer) &&
+		    conn->state == IPOIB_CM_LIVE &&
+		    time_before(jiffies,
+				conn->live_since + IPOIB_CM_PEER_WAIT))
+			return true;
+	return false;
+}
+
 /* The shared connection we have with it already. */
 static struct ipoib_cm_conn *live_conn(struct ipoib_dev *priv, const u8 *peer)
 {
@@ -747,12 +767,14 @@ static int handle_req(struct ipoib_dev *priv, struct ib_cm_id *id,
 	}
 	shared = req_shared(priv, peer, sid_rfc);
 	if (shared) {
+		/* RFC 4755 3.3: the smaller address accepts. */
+		bool larger = ipoib_addr_cmp_noflags(priv->dev->dev_addr,
+						     peer) > 0;
+
 		old = pending_req(priv, peer);
-		if (old) {
+		if (old || (larger && req_just_won(priv, peer))) {
 			ipoib_count(priv, IPOIB_CNT_CM_CROSSINGS);
-			/* RFC 4755 3.3: the smaller address accepts. */
-			if (ipoib_addr_cmp_noflags(priv->dev->dev_addr,
-						   peer) > 0) {
+			if (larger) {
 				spin_unlock_bh(&priv->lock);
 				ipoib_dbg(priv, "REQs crossed with %pI6: ours stands\n",
 					  gid->raw);

@@ -41,7 +41,8 @@
 #define IPOIB_CM_CQ_SEATS	512
 #define IPOIB_CM_MAX_QUEUED	64	/* packets held while connecting */
 #define IPOIB_CM_CONNECT_TIMEOUT (10 * HZ)
-#define IPOIB_CM_PEER_WAIT	(3 * HZ)	/* for the REQ that won */
+/* A crossing settles within this: the REQ that won, or the one that lost. */
+#define IPOIB_CM_PEER_WAIT	(3 * HZ)
 #define IPOIB_CM_RETRY_MIN	HZ
 #define IPOIB_CM_RETRY_MAX	(64 * HZ)
 #define IPOIB_CM_DRAIN_TIMEOUT	(5 * HZ)
@@ -113,6 +114,7 @@ struct ipoib_cm_conn {
 	bool can_send;			/* ours to send on: initiator or shared */
 	bool failed;			/* died of an error: back off */
 	unsigned long created;
+	unsigned long live_since;
 	unsigned long last_used;	/* last send or receive */
 	struct sk_buff_head queue;	/* sends waiting for LIVE */
 	struct work_struct work;	/* start, then tear down */
