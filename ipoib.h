@@ -18,6 +18,7 @@
  *   ipoib_cm.c         connected mode (RFC 4755): connections, CM protocol
  *   ipoib_cm_tx.c      connected mode: choosing RC/UC or UD, send, PMTU
  *   ipoib_cm_rx.c      connected mode: SRQ or per-connection receive rings
+ *   ipoib_cm_cq.c      connected mode: the CQs connections share
  *   ipoib_sysfs.c, ipoib_netlink.c, ipoib_ethtool.c, ipoib_debugfs.c
  *                      what users touch
  */
@@ -49,6 +50,7 @@
 #define IPOIB_PATH_TIMEOUT_MS	1000
 #define IPOIB_DEFAULT_QKEY	0x0000000b	/* broadcast group we create */
 #define IPOIB_TX_REAP_BATCH	16
+#define IPOIB_RX_COPYBREAK	256	/* packets up to this are copied */
 #define IPOIB_MIN_QUEUE		64	/* ring sizes, entries */
 #define IPOIB_MAX_QUEUE		8192
 
@@ -269,13 +271,14 @@ enum ipoib_counter {
 	IPOIB_CNT_CM_REJ_SMALL_MTU,
 	IPOIB_CNT_CM_RX_DROP_NO_MEM,
 	IPOIB_CNT_CM_ERRORS_WC,
+	IPOIB_CNT_CM_TX_DROP_NO_MEM,	/* no memory for a send ring */
 	IPOIB_NR_COUNTERS
 };
 
 /*
  * Sends are counted under the transmit lock, once.  Receives come from
- * NAPI (UD) and from every connection's CQ, in softirq on any CPU: each
- * CPU counts its own.
+ * two NAPI polls, UD's and connected mode's, on any CPU: each CPU counts
+ * its own.
  */
 struct ipoib_ring_stats {
 	struct u64_stats_sync syncp;
@@ -470,7 +473,8 @@ bool ipoib_rx_to_stack(struct ipoib_dev *priv, struct sk_buff *skb,
 		       struct napi_struct *napi);
 
 /* ipoib_tx.c */
-int ipoib_tx_ring_init(struct ipoib_tx_ring *ring, unsigned int size);
+int ipoib_tx_ring_init(struct ipoib_tx_ring *ring, unsigned int size,
+		       gfp_t gfp);
 void ipoib_tx_ring_discard(struct ipoib_dev *priv, struct ipoib_tx_ring *ring);
 void ipoib_tx_ring_free(struct ipoib_tx_ring *ring);
 void ipoib_assert_tx_locked(struct ipoib_dev *priv);

@@ -171,6 +171,7 @@ static struct ipoib_cm_conn *conn_new(struct ipoib_dev *priv, const u8 *peer,
 	skb_queue_head_init(&conn->backlog);
 	INIT_WORK(&conn->work, conn_work);
 	init_completion(&conn->last_wqe);
+	init_completion(&conn->drained);
 	list_add_tail(&conn->link, &cm->conns);
 	cm->nr_conns++;
 	return conn;
@@ -366,6 +367,7 @@ static void conn_set_live(struct ipoib_cm_conn *conn)
 		return;
 	}
 	WRITE_ONCE(conn->state, IPOIB_CM_LIVE);
+	conn->live_since = jiffies;
 	ipoib_count(priv, IPOIB_CNT_CM_CONNECTIONS);
 	ipoib_count(priv, IPOIB_CNT_CM_ESTABLISHED);
 	peer_back(priv, conn->peer);
@@ -396,48 +398,42 @@ static void qp_event(struct ib_event *ev, void *ctx)
 	}
 }
 
-/* CQs, the QP and the rings of a connection; the QP stays in RESET. */
+/*
+ * The QP of a connection, in RESET.  One that cannot send gets a send
+ * queue only for the drain marker.
+ */
 static int conn_create_qp(struct ipoib_cm_conn *conn)
 {
 	struct ipoib_dev *priv = conn->priv;
-	struct ib_device *ca = priv->ca;
-	int vector = priv->send_cq->comp_vector;
+	struct ipoib_cm_dev *cm = priv->cm;
 	struct ib_qp_init_attr attr = {
 		.event_handler = qp_event,
 		.qp_context = conn,
-		.srq = priv->cm->srq,
+		.srq = cm->srq,
 		.cap = {
 			.max_send_sge = priv->max_send_sge,
 		},
 		.sq_sig_type = IB_SIGNAL_ALL_WR,
 		.qp_type = conn->type,
 	};
+	unsigned int rq = 0;
 	int ret;
 
-	if (!priv->cm->srq) {
-		attr.cap.max_recv_wr = IPOIB_CM_NOSRQ_RING;
+	if (!cm->srq) {
+		rq = IPOIB_CM_NOSRQ_RING;
+		attr.cap.max_recv_wr = rq;
 		attr.cap.max_recv_sge = IPOIB_CM_RX_SGE;
 	}
-	ret = ipoib_cm_tx_alloc(conn);
+	/* The drain marker goes on the send queue once it is empty. */
+	conn->sq_size = ipoib_cm_sq_size(conn);
+	if (!conn->can_send)
+		attr.cap.max_send_sge = 1;
+	ret = ipoib_cm_cq_take(conn, conn->sq_size + rq);
 	if (ret)
 		return ret;
-	attr.cap.max_send_wr = conn->tx.size;
-	conn->send_cq = ib_alloc_cq(ca, conn, conn->tx.size + 1, vector,
-				    IB_POLL_SOFTIRQ);
-	if (IS_ERR(conn->send_cq)) {
-		ret = PTR_ERR(conn->send_cq);
-		conn->send_cq = NULL;
-		return ret;
-	}
-	conn->recv_cq = ib_alloc_cq(ca, conn, ipoib_cm_rx_entries(priv) + 1,
-				    vector, IB_POLL_SOFTIRQ);
-	if (IS_ERR(conn->recv_cq)) {
-		ret = PTR_ERR(conn->recv_cq);
-		conn->recv_cq = NULL;
-		return ret;
-	}
-	attr.send_cq = conn->send_cq;
-	attr.recv_cq = conn->recv_cq;
+	attr.cap.max_send_wr = conn->sq_size;
+	attr.send_cq = conn->cq->cq;
+	attr.recv_cq = conn->cq->cq;
 	conn->qp = ib_create_qp(priv->pd, &attr);
 	if (IS_ERR(conn->qp)) {
 		ret = PTR_ERR(conn->qp);
@@ -459,7 +455,10 @@ static int conn_modify(struct ipoib_cm_conn *conn, enum ib_qp_state state,
 		return ret;
 	if (state == IB_QPS_RTS && sq_psn)
 		attr.sq_psn = sq_psn;
-	return ib_modify_qp(conn->qp, &attr, mask);
+	ret = ib_modify_qp(conn->qp, &attr, mask);
+	if (!ret && state == IB_QPS_RTR)
+		conn->qp_rtr = true;
+	return ret;
 }
 
 static void make_priv_data(struct ipoib_dev *priv, u8 *pd)
@@ -520,6 +519,55 @@ static int conn_connect(struct ipoib_cm_conn *conn)
 	return 0;
 }
 
+static void drain_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct ipoib_cm_conn *conn = container_of(wc->wr_cqe,
+						  struct ipoib_cm_conn,
+						  drain_cqe);
+
+	complete(&conn->drained);
+}
+
+static bool conn_outstanding(struct ipoib_cm_conn *conn)
+{
+	return ipoib_tx_outstanding(&conn->tx) ||
+	       atomic_read(&conn->rx_posted);
+}
+
+/*
+ * The QP is in error.  Once its sends and receives have come back, a
+ * marker posted behind them returns through the same CQ, which one
+ * context polls in order: after it, no completion is left that could
+ * find the connection.
+ */
+static void conn_quiesce(struct ipoib_cm_conn *conn)
+{
+	struct ib_send_wr wr = {
+		.wr_cqe = &conn->drain_cqe,
+		.opcode = IB_WR_SEND,
+		.send_flags = IB_SEND_SIGNALED,
+	};
+	int ret;
+
+	/* The flushes may have scheduled the poll from this task. */
+	ipoib_cm_poll_kick(conn->priv);
+	ipoib_cm_tx_drain(conn);
+	ipoib_cm_rx_ring_drain(conn);
+	conn->drain_cqe.done = drain_done;
+	local_bh_disable();
+	ret = ib_post_send(conn->qp, &wr, NULL);
+	local_bh_enable();
+	if (!ret && wait_for_completion_timeout(&conn->drained,
+						IPOIB_CM_DRAIN_TIMEOUT)) {
+		WARN_ON_ONCE(conn_outstanding(conn));
+		return;
+	}
+	netdev_warn(conn->priv->dev, "connection to %pI6: completions still due after %d s (%d); freeing it anyway\n",
+		    ipoib_addr_gid(conn->peer), IPOIB_CM_DRAIN_TIMEOUT / HZ,
+		    ret);
+	WARN_ON_ONCE(1);
+}
+
 /* From the work item, after kill: nothing else refers to it any more. */
 static void conn_destroy(struct ipoib_cm_conn *conn)
 {
@@ -533,16 +581,13 @@ static void conn_destroy(struct ipoib_cm_conn *conn)
 	if (conn->id)
 		ib_destroy_cm_id(conn->id);
 	if (conn->qp) {
-		if (!ib_modify_qp(conn->qp, &attr, IB_QP_STATE)) {
-			ipoib_cm_tx_drain(conn);
-			ipoib_cm_rx_ring_drain(conn);
-		}
+		if (!ib_modify_qp(conn->qp, &attr, IB_QP_STATE))
+			conn_quiesce(conn);
+		else
+			WARN_ON_ONCE(conn_outstanding(conn));
 		ib_destroy_qp(conn->qp);
 	}
-	if (conn->send_cq)
-		ib_free_cq(conn->send_cq);
-	if (conn->recv_cq)
-		ib_free_cq(conn->recv_cq);
+	ipoib_cm_cq_give_back(conn);
 	ipoib_cm_tx_free(conn);
 	ipoib_cm_rx_ring_free(conn);
 	ipoib_drop_queue(priv, &conn->queue, IPOIB_CNT_CM_TX_DROP_QUEUE);
@@ -631,6 +676,25 @@ static struct ipoib_cm_conn *pending_req(struct ipoib_dev *priv,
 	return NULL;
 }
 
+/*
+ * Our REQ to this peer, accepted a moment ago.  The peer's REQ that
+ * crossed it was sent before the peer's REP, but the CM may hand it to us
+ * after: it lost the crossing, and the peer has let it go already.
+ */
+static bool req_just_won(struct ipoib_dev *priv, const u8 *peer)
+{
+	struct ipoib_cm_conn *conn;
+
+	lockdep_assert_held(&priv->lock);
+	list_for_each_entry(conn, &priv->cm->conns, link)
+		if (conn->initiator && conn->shared && same_peer(conn, peer) &&
+		    conn->state == IPOIB_CM_LIVE &&
+		    time_before(jiffies,
+				conn->live_since + IPOIB_CM_PEER_WAIT))
+			return true;
+	return false;
+}
+
 /* The shared connection we have with it already. */
 static struct ipoib_cm_conn *live_conn(struct ipoib_dev *priv, const u8 *peer)
 {
@@ -703,12 +767,14 @@ static int handle_req(struct ipoib_dev *priv, struct ib_cm_id *id,
 	}
 	shared = req_shared(priv, peer, sid_rfc);
 	if (shared) {
+		/* RFC 4755 3.3: the smaller address accepts. */
+		bool larger = ipoib_addr_cmp_noflags(priv->dev->dev_addr,
+						     peer) > 0;
+
 		old = pending_req(priv, peer);
-		if (old) {
+		if (old || (larger && req_just_won(priv, peer))) {
 			ipoib_count(priv, IPOIB_CNT_CM_CROSSINGS);
-			/* RFC 4755 3.3: the smaller address accepts. */
-			if (ipoib_addr_cmp_noflags(priv->dev->dev_addr,
-						   peer) > 0) {
+			if (larger) {
 				spin_unlock_bh(&priv->lock);
 				ipoib_dbg(priv, "REQs crossed with %pI6: ours stands\n",
 					  gid->raw);
@@ -915,6 +981,9 @@ int ipoib_cm_dev_init(struct ipoib_dev *priv)
 		return -ENOMEM;
 	cm->priv = priv;
 	INIT_LIST_HEAD(&cm->conns);
+	INIT_LIST_HEAD(&cm->cqs);
+	mutex_init(&cm->cq_lock);
+	netif_napi_add(priv->dev, &cm->napi, ipoib_cm_poll);
 	INIT_DELAYED_WORK(&cm->reap_task, reap_task);
 	priv->cm = cm;
 	return 0;
@@ -922,6 +991,10 @@ int ipoib_cm_dev_init(struct ipoib_dev *priv)
 
 void ipoib_cm_dev_cleanup(struct ipoib_dev *priv)
 {
+	if (priv->cm) {
+		netif_napi_del(&priv->cm->napi);
+		mutex_destroy(&priv->cm->cq_lock);
+	}
 	kfree(priv->cm);
 	priv->cm = NULL;
 }
@@ -951,6 +1024,11 @@ int ipoib_cm_up(struct ipoib_dev *priv)
 	ret = ipoib_cm_srq_init(priv);
 	if (ret)
 		return ret;
+	ret = ipoib_cm_cq_init(priv);
+	if (ret) {
+		ipoib_cm_srq_cleanup(priv);
+		return ret;
+	}
 	for (i = 0; i < ARRAY_SIZE(cm->listen); i++) {
 		struct ib_cm_id *id = ib_create_cm_id(priv->ca, cm_handler,
 						      priv);
@@ -973,6 +1051,7 @@ fail:
 	netdev_warn(priv->dev, "cannot listen for connections: %d; datagrams only\n",
 		    ret);
 	stop_listening(cm);
+	ipoib_cm_cq_cleanup(priv);
 	ipoib_cm_srq_cleanup(priv);
 	return ret;
 }
@@ -998,6 +1077,7 @@ void ipoib_cm_down(struct ipoib_dev *priv)
 		ipoib_cm_conn_kill(conn, false);
 	}
 	flush_workqueue(ipoib_cm_wq);
+	ipoib_cm_cq_cleanup(priv);
 	ipoib_cm_srq_cleanup(priv);
 }
 

@@ -9,9 +9,13 @@
  * the in-tree driver does.  The policy decides which: "compatible" never
  * shares, "rfc" always does, "auto" shares with peers that use the RFC's
  * service ID and learns per peer (the neighbour's cm_peer_form).
- * Completions come through ib_alloc_cq() CQs polled in softirq, one pair
- * per connection, so a connection's handlers find it as the CQ's context
- * and stop with the CQ.
+ *
+ * Connections share a few CQs per interface (ipoib_cm_cq.c), which one
+ * NAPI instance polls: a QP's sends and receives complete on the same CQ,
+ * and its handlers find the connection as the QP's context.  A connection
+ * is freed only once a marker posted after its last work request has come
+ * back through that CQ: nothing of it is left there (ipoib_cm.c,
+ * conn_quiesce()).
  */
 #ifndef IPOIB_CM_H
 #define IPOIB_CM_H
@@ -25,11 +29,20 @@
 					     IPOIB_CM_HEAD_SIZE, PAGE_SIZE)
 #define IPOIB_CM_RX_SGE		(IPOIB_CM_RX_PAGES + 1)
 #define IPOIB_CM_NOSRQ_RING	64	/* receives per QP without an SRQ */
-#define IPOIB_CM_TX_RING	128	/* sends per connection, at most */
-#define IPOIB_CM_BACKLOG	64	/* sends waiting for ring room */
+/*
+ * Sends a connection has posted, at most: each holds a WQE of up to 18
+ * SGEs in the HCA and a slot here, for as long as the connection lives.
+ * 16 packets of up to 64 KiB keep an RC connection busy; more wait in the
+ * backlog, which costs nothing while empty.
+ */
+#define IPOIB_CM_TX_RING	16
+#define IPOIB_CM_BACKLOG	128	/* sends waiting for ring room */
+/* CQ entries a shared CQ offers connections beyond the SRQ's receives. */
+#define IPOIB_CM_CQ_SEATS	512
 #define IPOIB_CM_MAX_QUEUED	64	/* packets held while connecting */
 #define IPOIB_CM_CONNECT_TIMEOUT (10 * HZ)
-#define IPOIB_CM_PEER_WAIT	(3 * HZ)	/* for the REQ that won */
+/* A crossing settles within this: the REQ that won, or the one that lost. */
+#define IPOIB_CM_PEER_WAIT	(3 * HZ)
 #define IPOIB_CM_RETRY_MIN	HZ
 #define IPOIB_CM_RETRY_MAX	(64 * HZ)
 #define IPOIB_CM_DRAIN_TIMEOUT	(5 * HZ)
@@ -73,13 +86,22 @@ struct ipoib_cm_rx_buf {
 	bool posted;
 };
 
+/* A CQ connections share; each takes seats for what it can have posted. */
+struct ipoib_cm_cq {
+	struct list_head link;		/* cm->cqs: RCU, changed under cq_lock */
+	struct ib_cq *cq;
+	unsigned int seats;		/* entries no connection has taken */
+	unsigned int nr_conns;
+};
+
 struct ipoib_cm_conn {
 	struct ipoib_dev *priv;
 	struct list_head link;		/* cm->conns, under priv->lock */
 	struct ib_cm_id *id;
 	struct ib_qp *qp;
-	struct ib_cq *send_cq;
-	struct ib_cq *recv_cq;
+	struct ipoib_cm_cq *cq;		/* sends and receives complete here */
+	unsigned int cq_seats;		/* taken on cq */
+	unsigned int sq_size;		/* the QP's send queue */
 	enum ib_qp_type type;
 	u8 peer[IPOIB_ALEN];		/* the peer's link address */
 	struct sa_path_rec path;	/* initiator: where the REQ goes */
@@ -92,12 +114,19 @@ struct ipoib_cm_conn {
 	bool can_send;			/* ours to send on: initiator or shared */
 	bool failed;			/* died of an error: back off */
 	unsigned long created;
+	unsigned long live_since;
 	unsigned long last_used;	/* last send or receive */
 	struct sk_buff_head queue;	/* sends waiting for LIVE */
 	struct work_struct work;	/* start, then tear down */
 	struct completion last_wqe;	/* SRQ: the QP let go of it */
+	bool qp_rtr;			/* reached RTR: may take SRQ buffers */
+	struct ib_cqe drain_cqe;	/* the marker after the last request */
+	struct completion drained;	/* ... came back */
 
-	/* Send ring and, when it is full, the backlog: ipoib_tx.c's rules. */
+	/*
+	 * Send ring, made at the first send (sq_size entries), and when it
+	 * is full, the backlog: ipoib_tx.c's rules.
+	 */
 	struct ipoib_tx_ring tx;
 	struct sk_buff_head backlog;
 	struct ib_sge tx_sge[MAX_SKB_FRAGS + 1];
@@ -117,6 +146,9 @@ struct ipoib_cm_dev {
 	struct ib_srq *srq;		/* NULL: per-QP rings */
 	struct ipoib_cm_rx_buf *srq_ring;
 	unsigned int srq_size;
+	struct list_head cqs;		/* struct ipoib_cm_cq, the first stays */
+	struct mutex cq_lock;		/* changes to cqs; the poll reads it */
+	struct napi_struct napi;	/* polls every CQ in cqs */
 	struct delayed_work reap_task;
 };
 
@@ -132,9 +164,17 @@ struct ipoib_cm_conn *ipoib_cm_find_sendable(struct ipoib_dev *priv,
 void ipoib_cm_touch(struct ipoib_cm_conn *conn);
 
 /* ipoib_cm_tx.c */
-int ipoib_cm_tx_alloc(struct ipoib_cm_conn *conn);
+unsigned int ipoib_cm_sq_size(const struct ipoib_cm_conn *conn);
 void ipoib_cm_tx_drain(struct ipoib_cm_conn *conn);
 void ipoib_cm_tx_free(struct ipoib_cm_conn *conn);
+
+/* ipoib_cm_cq.c */
+int ipoib_cm_poll(struct napi_struct *napi, int budget);
+void ipoib_cm_poll_kick(struct ipoib_dev *priv);
+int ipoib_cm_cq_init(struct ipoib_dev *priv);
+void ipoib_cm_cq_cleanup(struct ipoib_dev *priv);
+int ipoib_cm_cq_take(struct ipoib_cm_conn *conn, unsigned int seats);
+void ipoib_cm_cq_give_back(struct ipoib_cm_conn *conn);
 
 /* ipoib_cm_rx.c */
 int ipoib_cm_srq_init(struct ipoib_dev *priv);
@@ -142,7 +182,6 @@ void ipoib_cm_srq_cleanup(struct ipoib_dev *priv);
 int ipoib_cm_rx_ring_init(struct ipoib_cm_conn *conn);
 void ipoib_cm_rx_ring_drain(struct ipoib_cm_conn *conn);
 void ipoib_cm_rx_ring_free(struct ipoib_cm_conn *conn);
-unsigned int ipoib_cm_rx_entries(const struct ipoib_dev *priv);
 
 static inline struct ipoib_cm_dev *ipoib_cm(const struct ipoib_dev *priv)
 {

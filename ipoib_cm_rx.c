@@ -40,15 +40,21 @@ static void rx_free(struct ipoib_dev *priv, struct ipoib_cm_rx_buf *buf)
 
 /*
  * A fresh head and the first npages pages into skb/pages/mapping, all or
- * nothing.  Used to fill a buffer, and to replace what a packet took.
+ * nothing.  Used to fill a buffer (napi NULL), and from the poll to
+ * replace what a packet took.
  */
-static int rx_alloc(struct ipoib_dev *priv, unsigned int npages, gfp_t gfp,
-		    struct sk_buff **skbp, struct page **pages, u64 *mapping)
+static int rx_alloc(struct ipoib_dev *priv, unsigned int npages,
+		    struct napi_struct *napi, struct sk_buff **skbp,
+		    struct page **pages, u64 *mapping)
 {
+	gfp_t gfp = napi ? GFP_ATOMIC : GFP_KERNEL;
 	struct sk_buff *skb;
 	unsigned int i;
 
-	skb = __netdev_alloc_skb(priv->dev, IPOIB_CM_HEAD_SIZE, gfp);
+	if (napi)
+		skb = napi_alloc_skb(napi, IPOIB_CM_HEAD_SIZE);
+	else
+		skb = __netdev_alloc_skb(priv->dev, IPOIB_CM_HEAD_SIZE, gfp);
 	if (unlikely(!skb))
 		return -ENOMEM;
 	mapping[0] = ib_dma_map_single(priv->ca, skb->data, IPOIB_CM_HEAD_SIZE,
@@ -125,8 +131,8 @@ static int rx_post(struct ipoib_dev *priv, struct ipoib_cm_conn *conn,
 
 static int rx_fill(struct ipoib_dev *priv, struct ipoib_cm_rx_buf *buf)
 {
-	return rx_alloc(priv, IPOIB_CM_RX_PAGES, GFP_KERNEL, &buf->skb,
-			buf->pages, buf->mapping);
+	return rx_alloc(priv, IPOIB_CM_RX_PAGES, NULL, &buf->skb, buf->pages,
+			buf->mapping);
 }
 
 /* The packet's skb: the head, and as page fragments what did not fit. */
@@ -140,7 +146,7 @@ static struct sk_buff *rx_take(struct ipoib_dev *priv,
 	struct sk_buff *skb, *new;
 	unsigned int i, rest;
 
-	if (rx_alloc(priv, npages, GFP_ATOMIC, &new, fresh, mapping))
+	if (rx_alloc(priv, npages, &priv->cm->napi, &new, fresh, mapping))
 		return NULL;
 	skb = buf->skb;
 	rx_unmap(priv, buf, npages);
@@ -162,6 +168,24 @@ static struct sk_buff *rx_take(struct ipoib_dev *priv,
 	return skb;
 }
 
+/* A small packet, copied into a fresh skb: the buffer goes back as it is. */
+static struct sk_buff *rx_copy(struct ipoib_dev *priv,
+			       const struct ipoib_cm_rx_buf *buf,
+			       unsigned int len)
+{
+	struct sk_buff *skb = napi_alloc_skb(&priv->cm->napi, len);
+
+	BUILD_BUG_ON(IPOIB_RX_COPYBREAK > IPOIB_CM_HEAD_SIZE);
+	if (unlikely(!skb))
+		return NULL;
+	ib_dma_sync_single_for_cpu(priv->ca, buf->mapping[0], len,
+				   DMA_FROM_DEVICE);
+	skb_put_data(skb, buf->skb->data, len);
+	ib_dma_sync_single_for_device(priv->ca, buf->mapping[0], len,
+				      DMA_FROM_DEVICE);
+	return skb;
+}
+
 /* The sender is the connection's peer; the rest as for UD. */
 static void rx_deliver(struct ipoib_cm_conn *conn, struct sk_buff *skb,
 		       const struct ib_wc *wc)
@@ -172,14 +196,15 @@ static void rx_deliver(struct ipoib_cm_conn *conn, struct sk_buff *skb,
 	memcpy(ph, conn->peer, IPOIB_ALEN);
 	skb_reset_mac_header(skb);
 	skb_pull(skb, IPOIB_PSEUDO_LEN);
-	if (ipoib_rx_to_stack(conn->priv, skb, PACKET_HOST, wc, NULL))
+	if (ipoib_rx_to_stack(conn->priv, skb, PACKET_HOST, wc,
+			      &conn->priv->cm->napi))
 		ipoib_count(conn->priv, IPOIB_CNT_CM_RX_PACKETS);
 }
 
-/* Softirq, from the connection's receive CQ. */
+/* From the connected-mode poll (NAPI). */
 static void rx_done(struct ib_cq *cq, struct ib_wc *wc)
 {
-	struct ipoib_cm_conn *conn = cq->cq_context;
+	struct ipoib_cm_conn *conn = wc->qp->qp_context;
 	struct ipoib_dev *priv = conn->priv;
 	struct ipoib_cm_rx_buf *buf =
 		container_of(wc->wr_cqe, struct ipoib_cm_rx_buf, cqe);
@@ -209,7 +234,10 @@ static void rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		rx_post(priv, conn, buf);
 		return;
 	}
-	skb = rx_take(priv, buf, wc->byte_len);
+	if (wc->byte_len <= IPOIB_RX_COPYBREAK)
+		skb = rx_copy(priv, buf, wc->byte_len);
+	else
+		skb = rx_take(priv, buf, wc->byte_len);
 	if (unlikely(!skb)) {
 		ipoib_count(priv, IPOIB_CNT_CM_RX_DROP_NO_MEM);
 		atomic_long_inc(&priv->rx_dropped);
@@ -217,11 +245,6 @@ static void rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	rx_post(priv, conn, buf);
 	if (skb)
 		rx_deliver(conn, skb, wc);
-}
-
-unsigned int ipoib_cm_rx_entries(const struct ipoib_dev *priv)
-{
-	return priv->cm->srq ? priv->cm->srq_size : IPOIB_CM_NOSRQ_RING;
 }
 
 /* Without an SRQ on this HCA, connections bring their own rings. */
@@ -307,14 +330,21 @@ int ipoib_cm_rx_ring_init(struct ipoib_cm_conn *conn)
 	return 0;
 }
 
-/* The QP is in error: its receives come back flushed. */
+/*
+ * The QP is in error: its receives come back flushed.  With an SRQ, the
+ * event says the QP has completed the last buffer it took; a QP that
+ * never reached RTR took none.
+ */
 void ipoib_cm_rx_ring_drain(struct ipoib_cm_conn *conn)
 {
 	unsigned long deadline = jiffies + IPOIB_CM_DRAIN_TIMEOUT;
 
 	if (conn->priv->cm->srq) {
-		/* In-flight SRQ receives are flushed before this event. */
-		wait_for_completion_timeout(&conn->last_wqe, HZ);
+		if (conn->qp_rtr &&
+		    !wait_for_completion_timeout(&conn->last_wqe,
+						 IPOIB_CM_DRAIN_TIMEOUT))
+			netdev_warn(conn->priv->dev, "connection to %pI6: no last-WQE event from the HCA\n",
+				    ipoib_addr_gid(conn->peer));
 		return;
 	}
 	while (atomic_read(&conn->rx_posted) > 0 &&
@@ -322,7 +352,7 @@ void ipoib_cm_rx_ring_drain(struct ipoib_cm_conn *conn)
 		usleep_range(5000, 10000);
 }
 
-/* QP and CQ destroyed: nothing can complete any more. */
+/* QP destroyed, its completions reaped: nothing can complete any more. */
 void ipoib_cm_rx_ring_free(struct ipoib_cm_conn *conn)
 {
 	unsigned int i;

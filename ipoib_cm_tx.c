@@ -65,10 +65,10 @@ static void backlog_drain(struct ipoib_dev *priv, struct ipoib_cm_conn *conn)
 		post_one(priv, conn, skb);
 }
 
-/* Softirq, from the connection's send CQ; completions come in order. */
+/* From the connected-mode poll (NAPI); a QP's sends complete in order. */
 static void tx_done(struct ib_cq *cq, struct ib_wc *wc)
 {
-	struct ipoib_cm_conn *conn = cq->cq_context;
+	struct ipoib_cm_conn *conn = wc->qp->qp_context;
 	struct ipoib_dev *priv = conn->priv;
 	struct ipoib_tx_slot *slot =
 		container_of(wc->wr_cqe, struct ipoib_tx_slot, cqe);
@@ -96,12 +96,15 @@ static void tx_done(struct ib_cq *cq, struct ib_wc *wc)
 	__netif_tx_unlock(txq);
 }
 
-int ipoib_cm_tx_alloc(struct ipoib_cm_conn *conn)
+/*
+ * The send queue a connection's QP needs: a ring's worth if it may send,
+ * else one entry for the drain marker.
+ */
+unsigned int ipoib_cm_sq_size(const struct ipoib_cm_conn *conn)
 {
-	unsigned int size = min_t(unsigned int, conn->priv->tx_size,
-				  IPOIB_CM_TX_RING);
-
-	return ipoib_tx_ring_init(&conn->tx, size);
+	if (!conn->can_send)
+		return 1;
+	return min_t(unsigned int, conn->priv->tx_size, IPOIB_CM_TX_RING);
 }
 
 /* The QP is in error: wait for its sends to come back flushed. */
@@ -114,7 +117,7 @@ void ipoib_cm_tx_drain(struct ipoib_cm_conn *conn)
 		usleep_range(5000, 10000);
 }
 
-/* QP and CQ gone: free what never completed or never left the backlog. */
+/* QP gone, its completions reaped: free what never left the backlog. */
 void ipoib_cm_tx_free(struct ipoib_cm_conn *conn)
 {
 	struct ipoib_dev *priv = conn->priv;
@@ -161,6 +164,13 @@ static void cm_send(struct ipoib_dev *priv, struct ipoib_cm_conn *conn,
 {
 	if (unlikely(payload_len(skb) > conn->mtu)) {
 		pmtu_signal(priv, skb, conn->mtu);
+		return;
+	}
+	/* The ring comes with the first send: many connections never send. */
+	if (unlikely(!conn->tx.slots) &&
+	    (WARN_ON_ONCE(!conn->can_send) ||
+	     ipoib_tx_ring_init(&conn->tx, conn->sq_size, GFP_ATOMIC))) {
+		ipoib_tx_drop(priv, skb, IPOIB_CNT_CM_TX_DROP_NO_MEM);
 		return;
 	}
 	ipoib_cm_touch(conn);

@@ -147,9 +147,9 @@ static void rx_note_sender_lid(struct ipoib_dev *priv, struct sk_buff *skb,
 }
 
 /*
- * Softirq, from NAPI (UD) or a connection's CQ: skb->data at the IPoIB
- * header, the sender's pseudo header before it.  To the stack, counted;
- * false when dropped (and counted as such).  GRO only from NAPI (napi set).
+ * From a NAPI poll, the UD one or connected mode's: skb->data at the IPoIB
+ * header, the sender's pseudo header before it.  To the stack through
+ * GRO, counted; false when dropped (and counted as such).
  */
 bool ipoib_rx_to_stack(struct ipoib_dev *priv, struct sk_buff *skb,
 		       unsigned char pkt_type, const struct ib_wc *wc,
@@ -184,19 +184,16 @@ bool ipoib_rx_to_stack(struct ipoib_dev *priv, struct sk_buff *skb,
 	if (pkt_type != PACKET_HOST)
 		stats->multicast++;
 	u64_stats_update_end(&stats->syncp);
-	if (napi)
-		napi_gro_receive(napi, skb);
-	else
-		netif_receive_skb(skb);
+	napi_gro_receive(napi, skb);
 	return true;
 }
 
+/* skb holds the whole message, GRH first. */
 static void rx_deliver(struct ipoib_dev *priv, struct sk_buff *skb,
 		       const struct ib_wc *wc)
 {
 	unsigned char pkt_type;
 
-	skb_put(skb, wc->byte_len);
 	if (unlikely(wc->byte_len < IPOIB_GRH_LEN + IPOIB_ENCAP_LEN)) {
 		ipoib_count(priv, IPOIB_CNT_RX_DROP_BAD_LEN);
 		goto drop;
@@ -216,6 +213,23 @@ drop:
 	dev_kfree_skb_any(skb);
 }
 
+/* A small message, copied into a fresh skb: its buffer stays posted. */
+static struct sk_buff *rx_copy(struct ipoib_dev *priv,
+			       const struct ipoib_rx_slot *slot,
+			       unsigned int len)
+{
+	struct sk_buff *skb = napi_alloc_skb(&priv->napi, len);
+
+	if (unlikely(!skb))
+		return NULL;
+	ib_dma_sync_single_for_cpu(priv->ca, slot->mapping, len,
+				   DMA_FROM_DEVICE);
+	skb_put_data(skb, slot->skb->data, len);
+	ib_dma_sync_single_for_device(priv->ca, slot->mapping, len,
+				      DMA_FROM_DEVICE);
+	return skb;
+}
+
 /* One receive completion; in_napi is false while draining on the way down. */
 static void handle_rx(struct ipoib_dev *priv, const struct ib_wc *wc,
 		      bool in_napi)
@@ -223,6 +237,7 @@ static void handle_rx(struct ipoib_dev *priv, const struct ib_wc *wc,
 	unsigned int i = rx_index(priv, wc->wr_id);
 	struct ipoib_rx_slot *slot = &priv->rx_ring[i];
 	struct ipoib_rx_slot old = *slot;
+	struct sk_buff *skb;
 
 	if (unlikely(wc->status != IB_WC_SUCCESS || !in_napi)) {
 		if (wc->status != IB_WC_SUCCESS &&
@@ -244,16 +259,29 @@ static void handle_rx(struct ipoib_dev *priv, const struct ib_wc *wc,
 		return;
 	}
 
-	/* No replacement buffer: drop this packet and reuse its buffer. */
-	if (unlikely(rx_fill_slot(priv, i, GFP_ATOMIC, true))) {
+	/*
+	 * Small: a copy, and the buffer as it is.  Else the buffer goes up
+	 * and a new one takes its place; with neither, drop the packet and
+	 * reuse its buffer.
+	 */
+	if (wc->byte_len <= IPOIB_GRH_LEN + IPOIB_RX_COPYBREAK) {
+		skb = rx_copy(priv, slot, wc->byte_len);
+		rx_post(priv, i);
+	} else if (likely(!rx_fill_slot(priv, i, GFP_ATOMIC, true))) {
+		rx_unmap(priv, &old);
+		rx_post(priv, i);
+		skb = old.skb;
+		skb_put(skb, wc->byte_len);
+	} else {
+		rx_post(priv, i);
+		skb = NULL;
+	}
+	if (unlikely(!skb)) {
 		ipoib_count(priv, IPOIB_CNT_RX_DROP_NO_MEM);
 		atomic_long_inc(&priv->rx_dropped);
-		rx_post(priv, i);
 		return;
 	}
-	rx_unmap(priv, &old);
-	rx_post(priv, i);
-	rx_deliver(priv, old.skb, wc);
+	rx_deliver(priv, skb, wc);
 }
 
 static void handle_tx(struct ipoib_dev *priv, const struct ib_wc *wc,
@@ -411,7 +439,7 @@ static int alloc_rings(struct ipoib_dev *priv)
 				 GFP_KERNEL);
 	if (!priv->rx_ring)
 		return -ENOMEM;
-	if (ipoib_tx_ring_init(&priv->tx, priv->tx_size)) {
+	if (ipoib_tx_ring_init(&priv->tx, priv->tx_size, GFP_KERNEL)) {
 		free_rings(priv);
 		return -ENOMEM;
 	}

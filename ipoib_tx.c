@@ -85,11 +85,12 @@ unwind:
 	return -EIO;
 }
 
-int ipoib_tx_ring_init(struct ipoib_tx_ring *ring, unsigned int size)
+int ipoib_tx_ring_init(struct ipoib_tx_ring *ring, unsigned int size,
+		       gfp_t gfp)
 {
 	if (WARN_ON_ONCE(!is_power_of_2(size)))
 		return -EINVAL;
-	ring->slots = kvcalloc(size, sizeof(*ring->slots), GFP_KERNEL);
+	ring->slots = kvcalloc(size, sizeof(*ring->slots), gfp);
 	if (!ring->slots)
 		return -ENOMEM;
 	/* head and tail run on: AHs being reaped wait on the UD ring's. */

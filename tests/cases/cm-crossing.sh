@@ -6,7 +6,11 @@
 # other rejects: exactly one connection and one QP on each side, traffic
 # both ways over it.  Under auto the same: both REQs go to the RFC
 # service ID, so each learns the other is an RFC peer.  Under compatible,
-# each side keeps the connection it opened: two on each side.
+# each side keeps the connection it opened: two on each side.  Last, under
+# rfc again, the fabric holds only the REQs and lets the larger address's
+# go first: the smaller accepts it, and its own REQ, which lost, reaches
+# the larger side only after that side's connection is up.  It must still
+# be rejected, not taken for the peer starting afresh.
 #
 #   h1: ib (sib0 port 1) 10.7.0.1  <==REQ  REQ==>  h2: ib (sib1 port 1) 10.7.0.2
 #
@@ -17,6 +21,8 @@ set -eu
 # shellcheck source=SCRIPTDIR/../lib/ib.sh
 . "$TESTS_LIB/ib.sh"
 
+# shellcheck disable=SC2317 # called through wait_for
+stat_is() { [ "$(stat_of "$1" "$2" "$3")" = "$4" ]; }
 stat_of() { ip netns exec "$1" ethtool -S "$2" | awk -v k="$3:" '$1 == k { print $2 }'; }
 cm_file() { echo "/sys/kernel/debug/ib_ipoib/$1/cm"; }
 # A passive side is live on the RTU or the first data, which may come
@@ -42,8 +48,12 @@ dump() {
 fabric_up devices=2 ports=1
 
 run() {
-	local policy=$1 want=$2 q1 q2 a_addr b_addr
-	step "policy $policy: both ends connect at once"
+	local policy=$1 want=$2 late=${3:-} q1 q2 a_addr b_addr small big_ns big_if
+	if [ -n "$late" ]; then
+		step "policy $policy: the losing REQ comes after the winner is up"
+	else
+		step "policy $policy: both ends connect at once"
+	fi
 	ours_up cm_policy="$policy"
 	two_hosts --connected ib_ipoib 10.7.0
 	a_addr=$(ip netns exec h1 cat "/sys/class/net/$a/address")
@@ -54,9 +64,9 @@ run() {
 	ip -n h2 neigh replace 10.7.0.1 lladdr "$a_addr" dev "$b" nud permanent
 	q1=$(qps sib0)
 	q2=$(qps sib1)
-	# The fabric holds CM MADs until both REQs are out, so that they
-	# cross whatever the timing of the two pings.
-	echo 1 >"$SIB/cm_hold"
+	# The fabric holds CM MADs (late: REQs only) until both REQs are
+	# out, so that they cross whatever the timing of the two pings.
+	echo "${late:-1}" >"$SIB/cm_hold"
 	# Small pings: a 60000-byte echo reply held while its connection
 	# is being set up can fill the ICMP socket's send buffer.
 	ip netns exec h1 ping -c 4 -i 0.5 -W 10 10.7.0.2 >/tmp/p1 2>&1 &
@@ -64,6 +74,19 @@ run() {
 	ip netns exec h2 ping -c 4 -i 0.5 -W 10 10.7.0.1 >/tmp/p2 2>&1 &
 	p2=$!
 	wait_for 20 cm_held 2 || { echo 0 >"$SIB/cm_hold"; dump; fail "not both ends sent a REQ"; }
+	if [ -n "$late" ]; then
+		# The smaller address (flags aside) gets the larger's REQ and
+		# accepts; its REP goes on, its own REQ still waits.
+		if [[ ${a_addr:3} < ${b_addr:3} ]]; then
+			small=sib0 big_ns=h2 big_if=$b
+		else
+			small=sib1 big_ns=h1 big_if=$a
+		fi
+		echo "$small has the smaller address"
+		cat "$SIB/$small/port1/lid" >"$SIB/cm_release"
+		wait_for 20 stat_is "$big_ns" "$big_if" cm_connections 1 ||
+			{ echo 0 >"$SIB/cm_hold"; dump; fail "the larger side's connection did not come up"; }
+	fi
 	echo 0 >"$SIB/cm_hold"
 	wait "$p1" || { cat /tmp/p1; wait "$p2" || true; cat /tmp/p2; dump; fail "h1 -> h2 pings"; }
 	wait "$p2" || { cat /tmp/p2; dump; fail "h2 -> h1 pings"; }
@@ -115,4 +138,5 @@ run() {
 run rfc 1
 run auto 1
 run compatible 2
+run rfc 1 req
 pass

@@ -19,6 +19,8 @@ BENCH_SECS=${BENCH_SECS:-3}
 # Module parameters for the in-tree driver: bench.intree=a=1,b=2 on the
 # command line (tests/bench/run --intree-params "a=1 b=2"), else none.
 read -r -a BENCH_INTREE <<<"$(sed -n 's/.*bench\.intree=\([^ ]*\).*/\1/p' /proc/cmdline | tr , ' ')"
+# Profiles: bench.profile=1 (tests/bench/run --profile).
+BENCH_PROFILE=$(sed -n 's/.*bench\.profile=\([0-9]*\).*/\1/p' /proc/cmdline)
 bench_port=5300
 
 result() { echo "BENCH $1 $2 $3 ${4:-n/a}"; }
@@ -67,6 +69,44 @@ retransmits() {
 	ip netns exec "$1" awk '$1 == "Tcp:" && n++ { print $13 }' /proc/net/snmp
 }
 
+# profiled METRIC WHO ROUND CMD...: CMD; when profiles are asked for, in
+# round 1 it runs under "perf record -a -g" (the whole VM, kernel call
+# chains; cpu-clock, as TCG has no PMU) and the top of "perf report" goes
+# to stderr between "PROFILE METRIC WHO begin" and "... end" lines, which
+# tests/bench/run saves as build/bench/profiles/METRIC-WHO.txt.  The
+# figure of a profiled run is taken under perf: read profiles from a run
+# of their own.
+profiled() {
+	local metric=$1 who=$2 r=$3 data pid ret=0
+	shift 3
+	if [ "${BENCH_PROFILE:-0}" != 1 ] || [ "$r" != 1 ]; then
+		"$@"
+		return
+	fi
+	data=/tmp/perf-$metric-$who.data
+	rm -f "$data"
+	perf record -a -g -N -q -F 499 -o "$data" >/dev/null 2>&1 &
+	pid=$!
+	# The header is written once every CPU is being sampled.
+	wait_for 20 test -s "$data" || echo "profiled: perf record did not start" >&2
+	"$@" || ret=$?
+	kill -INT "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+	{
+		echo "PROFILE $metric $who begin"
+		echo "## by symbol, self time, whole VM (perf report --no-children --sort dso,sym)"
+		perf report -i "$data" --stdio --no-children --sort dso,sym -g none \
+			--percent-limit 0.5 2>/dev/null | grep -v '^#' | grep -v '^$' | head -n 50
+		echo "## call chains into the top symbols (perf report --no-children -g caller)"
+		perf report -i "$data" --stdio --no-children --sort sym \
+			-g caller,2,callee --percent-limit 3 2>/dev/null |
+			grep -v '^#' | grep -v '^$' | head -n 150
+		echo "PROFILE $metric $who end"
+	} >&2
+	rm -f "$data"
+	return "$ret"
+}
+
 # tcp_run SRV ADDR CLI STREAMS: iperf3 from CLI to a server in SRV; prints
 # "MBIT_PER_S CPU_SECONDS_PER_GB" (received bytes, CPU time of the whole VM:
 # both ends run in it), or nothing when iperf3 failed.
@@ -97,10 +137,10 @@ tcp_run() {
 bench_tcp() {
 	local tag=$1 who=$2 r=$3 out
 	[ "$4" != - ] || { na "$2" "$3" "tcp1_$tag" "cpu_$tag" "tcp4_$tag"; return; }
-	out=$(tcp_run "$4" "$5" "$6" 1)
+	out=$(profiled "tcp1_$tag" "$who" "$r" tcp_run "$4" "$5" "$6" 1)
 	result "tcp1_$tag" "$who" "$r" "${out% *}"
 	result "cpu_$tag" "$who" "$r" "${out#* }"
-	out=$(tcp_run "$4" "$5" "$6" 4)
+	out=$(profiled "tcp4_$tag" "$who" "$r" tcp_run "$4" "$5" "$6" 4)
 	result "tcp4_$tag" "$who" "$r" "${out% *}"
 }
 
@@ -112,7 +152,8 @@ bench_udp() {
 	ip netns exec "$srv" udpbench sink 9000 >sink.out &
 	pid=$!
 	sleep 0.3
-	ip netns exec "$cli" udpbench blast "$addr" 9000 "$BENCH_SECS" 64 >&2 || true
+	profiled "udp64_$tag" "$who" "$r" \
+		ip netns exec "$cli" udpbench blast "$addr" 9000 "$BENCH_SECS" 64 >&2 || true
 	# The sink stops after a second without packets.
 	if ! wait_for 10 eval "! kill -0 $pid"; then
 		kill "$pid" 2>/dev/null || true
@@ -132,7 +173,8 @@ bench_rr() {
 	ip netns exec "$srv" udpbench echo 9001 &
 	pid=$!
 	sleep 0.3
-	out=$(ip netns exec "$cli" timeout 60 udpbench rr "$addr" 9001 1000 64) || out=
+	out=$(profiled "lat_$tag" "$who" "$r" \
+		ip netns exec "$cli" timeout 60 udpbench rr "$addr" 9001 1000 64) || out=
 	kill "$pid" 2>/dev/null || true
 	wait "$pid" 2>/dev/null || true
 	echo "$out" >&2
@@ -143,19 +185,38 @@ bench_rr() {
 # mem_kib: kernel memory in use, KiB: what is neither free nor page cache
 # (caches dropped first), and the slab's share of it ("TOTAL SLAB").  Empty
 # slabs are given back first, or whoever is measured second would reuse
-# the first one's freed objects and look cheaper.
+# the first one's freed objects and look cheaper.  Pages freed onto the
+# per-CPU lists (/proc/zoneinfo's counts, 4 KiB pages) are free too,
+# though MemFree leaves them out: they come and go by a megabyte or more
+# and would swamp a connection's share.  What the last step left to free
+# later (a namespace deleted, RCU callbacks) must be gone first: readings
+# are taken until two in a row agree within 32 KiB (at most 10).
 mem_kib() {
-	local f
+	local prev='' cur
+	for _ in $(seq 10); do
+		cur=$(mem_kib_once)
+		if [ -n "$prev" ] && [ $((${cur% *} - ${prev% *})) -le 32 ] &&
+			[ $((${prev% *} - ${cur% *})) -le 32 ]; then
+			break
+		fi
+		prev=$cur
+	done
+	echo "$cur"
+}
+
+mem_kib_once() {
+	local f pcp
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
 	for f in /sys/kernel/slab/*/shrink; do
 		echo 1 >"$f" 2>/dev/null || true
 	done
 	sleep 1
-	awk '/^MemTotal:/ { t = $2 } /^MemFree:/ { f = $2 }
+	pcp=$(awk '$1 == "count:" { n += $2 } END { print n * 4 }' /proc/zoneinfo)
+	awk -v pcp="$pcp" '/^MemTotal:/ { t = $2 } /^MemFree:/ { f = $2 }
 	     /^Buffers:/ { b = $2 } /^Cached:/ { c = $2 }
 	     /^Slab:/ { s = $2 }
-	     END { print t - f - b - c, s }' /proc/meminfo
+	     END { print t - f - pcp - b - c, s }' /proc/meminfo
 }
 
 # veth_pair NS1 ADDR1 NS2 ADDR2: the netdev-stack reference, two namespaces

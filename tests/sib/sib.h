@@ -417,6 +417,13 @@ struct sib_switch {
 };
 
 /* The one fabric. */
+/* Which CM MADs the fabric holds back (debugfs cm_hold). */
+enum sib_cm_hold {
+	SIB_CM_HOLD_NONE,
+	SIB_CM_HOLD_ALL,
+	SIB_CM_HOLD_REQ,		/* REQs only: the answers go on */
+};
+
 struct sib_fabric {
 	spinlock_t lock;		/* topology, LIDs, P_Keys, MFT */
 	struct mutex ctl_mutex;		/* serialises control operations */
@@ -432,7 +439,7 @@ struct sib_fabric {
 
 	/* Fault injection, set through debugfs. */
 	u32 mad_delay_ms;		/* hold every MAD this long */
-	bool cm_hold;			/* hold CM MADs until released */
+	enum sib_cm_hold cm_hold;	/* which CM MADs wait for release */
 	u32 mad_drop_every;		/* drop every Nth MAD, 0 = none */
 	u32 ud_drop_every;		/* drop every Nth UD data packet */
 	u32 rc_drop_every;		/* lose every Nth RC/UC message */
@@ -604,6 +611,7 @@ bool sib_mft_has(u16 mlid, const struct sib_port *port);
 void sib_fabric_drop_held(void);
 unsigned int sib_fabric_cm_held(void);
 void sib_fabric_cm_release(void);
+void sib_fabric_cm_release_to(u16 dlid);
 void sib_fabric_free_groups(void);
 
 /* Stateless offloads done in software (sib_offload.c). */

@@ -4,8 +4,10 @@
  *
  *   mad_delay_ms, mad_drop_every,      fault injection for the whole fabric
  *   ud_drop_every, rc_drop_every
- *   cm_hold                            write 1: CM MADs wait; 0: they go on;
- *                                      read: how many wait
+ *   cm_hold                            write 1: CM MADs wait; req: REQs
+ *                                      only; 0: they go on; read: how many
+ *                                      wait
+ *   cm_release                         write a LID: what waits for it goes on
  *   group_mtu                          bytes: cap on new groups' MTU, 0 none
  *   sm_restart                         write: every port must rejoin
  *                                      (sm=builtin)
@@ -400,14 +402,20 @@ static int cm_hold_show(struct seq_file *m, void *unused)
 static ssize_t cm_hold_write(struct file *file, const char __user *ubuf,
 			     size_t len, loff_t *ppos)
 {
+	char buf[8];
 	bool hold;
-	int ret;
 
-	ret = kstrtobool_from_user(ubuf, len, &hold);
-	if (ret)
-		return ret;
-	if (hold)
-		WRITE_ONCE(sib_fabric.cm_hold, true);
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	if (!strcmp(strim(buf), "req"))
+		WRITE_ONCE(sib_fabric.cm_hold, SIB_CM_HOLD_REQ);
+	else if (kstrtobool(buf, &hold))
+		return -EINVAL;
+	else if (hold)
+		WRITE_ONCE(sib_fabric.cm_hold, SIB_CM_HOLD_ALL);
 	else
 		sib_fabric_cm_release();
 	return len;
@@ -425,6 +433,28 @@ static const struct file_operations cm_hold_fops = {
 	.write = cm_hold_write,
 	.llseek = seq_lseek,
 	.release = single_release,
+};
+
+static ssize_t cm_release_write(struct file *file, const char __user *ubuf,
+				size_t len, loff_t *ppos)
+{
+	u16 lid;
+	int ret;
+
+	ret = kstrtou16_from_user(ubuf, len, 0, &lid);
+	if (ret)
+		return ret;
+	if (!lid)
+		return -EINVAL;
+	sib_fabric_cm_release_to(lid);
+	return len;
+}
+
+static const struct file_operations cm_release_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = cm_release_write,
+	.llseek = noop_llseek,
 };
 
 static const struct file_operations sm_restart_fops = {
@@ -447,6 +477,7 @@ int sib_debugfs_init(void)
 	debugfs_create_u32("rc_drop_every", 0644, root,
 			   &sib_fabric.rc_drop_every);
 	debugfs_create_file("cm_hold", 0644, root, NULL, &cm_hold_fops);
+	debugfs_create_file("cm_release", 0200, root, NULL, &cm_release_fops);
 	debugfs_create_file("group_mtu", 0644, root, NULL, &group_mtu_fops);
 	debugfs_create_file("sm_restart", 0200, root, NULL, &sm_restart_fops);
 	debugfs_create_file("sa_groups", 0444, root, NULL, &sa_groups_fops);

@@ -9,6 +9,7 @@
  */
 #include <linux/slab.h>
 #include <linux/rculist.h>
+#include <rdma/ib_cm.h>
 #include <rdma/ib_mad.h>
 #include <rdma/ib_smi.h>
 #include "sib.h"
@@ -17,7 +18,7 @@
 struct sib_held_pkt {
 	struct delayed_work work;
 	struct list_head link;
-	bool waiting;			/* CM MAD held until cm_hold is 0 */
+	bool waiting;			/* CM MAD held until released */
 	struct sib_pkt pkt;
 	struct ib_sge sge;
 	u8 data[];
@@ -542,21 +543,30 @@ unsigned int sib_fabric_cm_held(void)
 	return n;
 }
 
-/* cm_hold goes to 0: what it held goes on, in the order it came. */
-void sib_fabric_cm_release(void)
+/*
+ * What waits for that DLID (for any, when 0) goes on, in the order it
+ * came; what comes next is held as before.
+ */
+void sib_fabric_cm_release_to(u16 dlid)
 {
 	struct sib_held_pkt *held;
 	unsigned long flags;
 
-	WRITE_ONCE(sib_fabric.cm_hold, false);
 	spin_lock_irqsave(&held_lock, flags);
 	list_for_each_entry(held, &held_pkts, link) {
-		if (!held->waiting)
+		if (!held->waiting || (dlid && held->pkt.dlid != dlid))
 			continue;
 		held->waiting = false;
 		queue_delayed_work(sib_fabric.wq, &held->work, 0);
 	}
 	spin_unlock_irqrestore(&held_lock, flags);
+}
+
+/* cm_hold goes to 0: what it held goes on. */
+void sib_fabric_cm_release(void)
+{
+	WRITE_ONCE(sib_fabric.cm_hold, SIB_CM_HOLD_NONE);
+	sib_fabric_cm_release_to(0);
 }
 
 /*
@@ -659,19 +669,19 @@ static bool is_mad(const struct sib_pkt *pkt)
 	return pkt->dst_qpn <= 1;
 }
 
-/* A MAD of the communication manager (REQ, REP, RTU, REJ, DREQ...). */
-static bool is_cm_mad(const struct sib_pkt *pkt)
+/* Is this a CM MAD that cm_hold says must wait? */
+static bool cm_mad_held(const struct sib_pkt *pkt, enum sib_cm_hold hold)
 {
-	u8 hdr[2];
-	struct ib_sge sge = {
-		.addr = (uintptr_t)hdr,
-		.length = sizeof(hdr),
-	};
+	struct ib_mad_hdr hdr;
+	struct ib_sge sge = { .addr = (uintptr_t)&hdr, .length = sizeof(hdr) };
 
-	if (pkt->dst_qpn != 1 || pkt->length < sizeof(hdr))
+	if (hold == SIB_CM_HOLD_NONE || pkt->dst_qpn != 1 ||
+	    pkt->length < sizeof(hdr))
 		return false;
 	sib_sg_copy(&sge, 1, 0, pkt->sg, pkt->num_sge, sizeof(hdr));
-	return hdr[1] == IB_MGMT_CLASS_CM;
+	if (hdr.mgmt_class != IB_MGMT_CLASS_CM)
+		return false;
+	return hold == SIB_CM_HOLD_ALL || hdr.attr_id == CM_REQ_ATTR_ID;
 }
 
 static bool drop_every(u32 every, atomic_t *seq)
@@ -691,7 +701,7 @@ static bool sib_injected_fault(struct sib_pkt *pkt)
 		u32 delay = READ_ONCE(fab->mad_delay_ms);
 
 		/* Taken, held or (no memory) lost: not on the wire now. */
-		if (READ_ONCE(fab->cm_hold) && is_cm_mad(pkt)) {
+		if (cm_mad_held(pkt, READ_ONCE(fab->cm_hold))) {
 			hold_pkt(pkt, held_deliver_work, 0, true);
 			return true;
 		}

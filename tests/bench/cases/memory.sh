@@ -107,15 +107,19 @@ unchild() {
 }
 
 # connections WHO ROUND PAIR_KEY: connected mode and a ping per pair;
-# memory per connection and per pair (as PAIR_KEY).
+# memory per connection and per pair (as PAIR_KEY), and what connected
+# mode adds to an interface before any connection.
 connections() {
-	local who=$1 r=$2 key=$3 n m2 s2 m3 s3
+	local who=$1 r=$2 key=$3 n m1 m2 s2 m3 s3
+	read -r m1 _ <<<"$(mem_kib)"
 	if ! connected "$who"; then
 		echo "$who: refuses connected mode: no connection figures"
-		na "$who" "$r" mem_conn slab_conn "$key"
+		na "$who" "$r" mem_conn slab_conn mem_if_cm "$key"
 		return
 	fi
 	read -r m2 s2 <<<"$(mem_kib)"
+	echo "$who: $((2 * K)) interfaces to connected mode: kernel memory $m1 -> $m2 KiB"
+	[ "$key" != mem_pair ] || result mem_if_cm "$who" "$r" "$(per $((2 * K)) "$m1" "$m2")"
 	ping_pairs "$who"
 	read -r m3 s3 <<<"$(mem_kib)"
 	n=$((2 * K))
