@@ -505,6 +505,7 @@ extern const char *const sib_ipoib_class_names[SIB_IPOIB_CLASSES];
 /* P_Key rules (sib_keys.c). */
 bool sib_pkey_valid(u16 pkey);
 bool sib_pkey_match(u16 a, u16 b);
+int sib_pkey_table_find(const u16 *pkeys, u16 pkey);
 int sib_pkey_find(const struct sib_port *port, u16 pkey);
 u16 sib_pkey_at(const struct sib_port *port, u16 index);
 

@@ -52,18 +52,26 @@ u16 sib_pkey_at(const struct sib_port *port, u16 index)
 	return READ_ONCE(port->pkeys[index]);
 }
 
-/* The table index holding this partition, whatever its membership bit. */
-int sib_pkey_find(const struct sib_port *port, u16 pkey)
+/*
+ * The index of a P_KeyTable (a port's, or the switch's port 0) holding
+ * this partition, whatever its membership bit.
+ */
+int sib_pkey_table_find(const u16 *pkeys, u16 pkey)
 {
 	int i;
 
 	for (i = 0; i < SIB_PKEY_TABLE_LEN; i++) {
-		u16 entry = READ_ONCE(port->pkeys[i]);
+		u16 entry = READ_ONCE(pkeys[i]);
 
 		if (sib_pkey_valid(entry) && !((entry ^ pkey) & 0x7fff))
 			return i;
 	}
 	return -1;
+}
+
+int sib_pkey_find(const struct sib_port *port, u16 pkey)
+{
+	return sib_pkey_table_find(port->pkeys, pkey);
 }
 
 u64 sib_counter_sum(struct sib_port *port, enum sib_counter c)

@@ -149,25 +149,12 @@ static u16 sa_path_end(bool by_gid, const union ib_gid *gid, bool by_lid,
 	return SA_ERR_NO_RECORDS;
 }
 
-static int sa_end_pkey_find(const struct sa_end *end, u16 pkey)
-{
-	int i;
-
-	for (i = 0; i < SIB_PKEY_TABLE_LEN; i++) {
-		u16 entry = READ_ONCE(end->pkeys[i]);
-
-		if (sib_pkey_valid(entry) && !((entry ^ pkey) & 0x7fff))
-			return i;
-	}
-	return -1;
-}
-
 /* Both ends hold the partition, and at least one as a full member. */
 static bool sa_pkey_shared(const struct sa_end *a, const struct sa_end *b,
 			   u16 pkey)
 {
-	int ia = sa_end_pkey_find(a, pkey);
-	int ib = sa_end_pkey_find(b, pkey);
+	int ia = sib_pkey_table_find(a->pkeys, pkey);
+	int ib = sib_pkey_table_find(b->pkeys, pkey);
 
 	return ia >= 0 && ib >= 0 &&
 	       sib_pkey_match(READ_ONCE(a->pkeys[ia]), READ_ONCE(b->pkeys[ib]));
