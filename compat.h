@@ -31,4 +31,11 @@
 #define ipoib_sa_num_prs int
 #endif
 
+/* page_pool's API: its own folder of headers since 6.6. */
+#ifdef IPOIB_HAVE_PAGE_POOL_HELPERS
+#include <net/page_pool/helpers.h>
+#else
+#include <net/page_pool.h>
+#endif
+
 #endif /* IPOIB_COMPAT_H */

@@ -34,3 +34,8 @@ int probe_path_rec_get(struct ib_device *ca)
 				  probe_path_done, NULL, NULL);
 }
 #endif
+
+#ifdef IPOIB_HAVE_PAGE_POOL_HELPERS
+/* page_pool's API moved to a header of its own (6.6). */
+#include <net/page_pool/helpers.h>
+#endif

@@ -8,6 +8,7 @@
  *   ipoib_state.c      data path up and down, mode, ring resize, link task
  *   ipoib_ib.c         UD data path: rings, NAPI, send, receive
  *   ipoib_tx.c         send rings of every QP: room, mapping, queue control
+ *   ipoib_rx_pages.c   receive pages recycled through a page_pool
  *   ipoib_verbs.c      QP and CQ set-up and state changes
  *   ipoib_neigh.c      neighbours (20-byte address -> AH, QPN, connection)
  *   ipoib_path.c       SA path records and unicast address handles
@@ -287,6 +288,14 @@ struct ipoib_ring_stats {
 	u64 multicast;			/* receive side only */
 };
 
+/* Receive pages recycled through a page_pool (ipoib_rx_pages.c). */
+struct ipoib_rx_pages {
+	struct page_pool *pool;
+	spinlock_t lock;		/* taking pages: one context at a time */
+	bool virt_dma;			/* the HCA takes kernel addresses */
+	u64 new_before;			/* pages earlier pools allocated */
+};
+
 /* CQ moderation as ethtool -C set it; put back on every new CQ. */
 struct ipoib_coalesce {
 	u16 rx_usecs;
@@ -472,6 +481,15 @@ bool ipoib_rx_to_stack(struct ipoib_dev *priv, struct sk_buff *skb,
 		       unsigned char pkt_type, const struct ib_wc *wc,
 		       struct napi_struct *napi);
 
+/* ipoib_rx_pages.c */
+int ipoib_rx_pages_init(struct ipoib_dev *priv, struct ipoib_rx_pages *rp,
+			unsigned int cache);
+void ipoib_rx_pages_destroy(struct ipoib_rx_pages *rp);
+u64 ipoib_rx_pages_new(const struct ipoib_rx_pages *rp);
+struct page *ipoib_rx_page_get(struct ipoib_rx_pages *rp, u64 *addr);
+void ipoib_rx_page_put(struct ipoib_rx_pages *rp, struct page *page);
+void ipoib_rx_page_sync(struct ipoib_dev *priv, u64 addr, unsigned int len);
+
 /* ipoib_tx.c */
 int ipoib_tx_ring_init(struct ipoib_tx_ring *ring, unsigned int size,
 		       gfp_t gfp);
@@ -618,6 +636,7 @@ bool ipoib_cm_xmit(struct ipoib_dev *priv, struct ipoib_neigh *neigh,
 bool ipoib_cm_xmit_new(struct ipoib_dev *priv, struct sk_buff *skb,
 		       const u8 *daddr);
 void ipoib_cm_peer_moved(struct ipoib_dev *priv, const union ib_gid *gid);
+u64 ipoib_cm_rx_pages_new(struct ipoib_dev *priv);
 struct seq_file;
 void ipoib_cm_debugfs_show(struct seq_file *m, struct ipoib_dev *priv);
 

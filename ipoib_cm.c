@@ -1021,12 +1021,12 @@ int ipoib_cm_up(struct ipoib_dev *priv)
 	if (!cm || !ipoib_mode_connected(priv) ||
 	    test_bit(IPOIB_CM_RUNNING, &priv->flags))
 		return 0;
-	ret = ipoib_cm_srq_init(priv);
+	ret = ipoib_cm_rx_init(priv);
 	if (ret)
 		return ret;
 	ret = ipoib_cm_cq_init(priv);
 	if (ret) {
-		ipoib_cm_srq_cleanup(priv);
+		ipoib_cm_rx_cleanup(priv);
 		return ret;
 	}
 	for (i = 0; i < ARRAY_SIZE(cm->listen); i++) {
@@ -1052,7 +1052,7 @@ fail:
 		    ret);
 	stop_listening(cm);
 	ipoib_cm_cq_cleanup(priv);
-	ipoib_cm_srq_cleanup(priv);
+	ipoib_cm_rx_cleanup(priv);
 	return ret;
 }
 
@@ -1078,7 +1078,7 @@ void ipoib_cm_down(struct ipoib_dev *priv)
 	}
 	flush_workqueue(ipoib_cm_wq);
 	ipoib_cm_cq_cleanup(priv);
-	ipoib_cm_srq_cleanup(priv);
+	ipoib_cm_rx_cleanup(priv);
 }
 
 void ipoib_cm_debugfs_show(struct seq_file *m, struct ipoib_dev *priv)

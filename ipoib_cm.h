@@ -143,6 +143,7 @@ struct ipoib_cm_dev {
 	struct ib_cm_id *listen[2];	/* in-tree and RFC service IDs */
 	struct list_head conns;		/* under priv->lock */
 	unsigned int nr_conns;
+	struct ipoib_rx_pages pages;	/* what receive buffers are made of */
 	struct ib_srq *srq;		/* NULL: per-QP rings */
 	struct ipoib_cm_rx_buf *srq_ring;
 	unsigned int srq_size;
@@ -177,8 +178,8 @@ int ipoib_cm_cq_take(struct ipoib_cm_conn *conn, unsigned int seats);
 void ipoib_cm_cq_give_back(struct ipoib_cm_conn *conn);
 
 /* ipoib_cm_rx.c */
-int ipoib_cm_srq_init(struct ipoib_dev *priv);
-void ipoib_cm_srq_cleanup(struct ipoib_dev *priv);
+int ipoib_cm_rx_init(struct ipoib_dev *priv);
+void ipoib_cm_rx_cleanup(struct ipoib_dev *priv);
 int ipoib_cm_rx_ring_init(struct ipoib_cm_conn *conn);
 void ipoib_cm_rx_ring_drain(struct ipoib_cm_conn *conn);
 void ipoib_cm_rx_ring_free(struct ipoib_cm_conn *conn);

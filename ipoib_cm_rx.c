@@ -2,24 +2,23 @@
 /*
  * Connected-mode receive.  Messages are up to 65524 bytes (RFC 4755 5):
  * each buffer is a small skb head for the headers, then pages, so no
- * high-order allocation is ever needed.  Buffers sit on one SRQ shared by
- * all connections, or when the HCA has no SRQ, on a ring per QP (and the
- * number of connections is then bounded by cm_max_conn_nosrq).
+ * high-order allocation is ever needed.  The pages come from the
+ * interface's page pool and go back to it when the stack is done with
+ * them.  Buffers sit on one SRQ shared by all connections, or when the
+ * HCA has no SRQ, on a ring per QP (and the number of connections is then
+ * bounded by cm_max_conn_nosrq).
  */
 #include <linux/slab.h>
 #include <linux/delay.h>
 #include "ipoib_cm.h"
 
-static void rx_unmap(struct ipoib_dev *priv, struct ipoib_cm_rx_buf *buf,
-		     unsigned int npages)
-{
-	unsigned int i;
+/* Pages the pool keeps for reuse when more come back than are taken. */
+#define IPOIB_CM_POOL_CACHE	(64 * IPOIB_CM_RX_PAGES)
 
+static void rx_head_unmap(struct ipoib_dev *priv, struct ipoib_cm_rx_buf *buf)
+{
 	ib_dma_unmap_single(priv->ca, buf->mapping[0], IPOIB_CM_HEAD_SIZE,
 			    DMA_FROM_DEVICE);
-	for (i = 0; i < npages; i++)
-		ib_dma_unmap_page(priv->ca, buf->mapping[i + 1], PAGE_SIZE,
-				  DMA_FROM_DEVICE);
 }
 
 static void rx_free(struct ipoib_dev *priv, struct ipoib_cm_rx_buf *buf)
@@ -28,12 +27,12 @@ static void rx_free(struct ipoib_dev *priv, struct ipoib_cm_rx_buf *buf)
 
 	if (!buf->skb)
 		return;
-	rx_unmap(priv, buf, IPOIB_CM_RX_PAGES);
+	rx_head_unmap(priv, buf);
 	dev_kfree_skb_any(buf->skb);
 	buf->skb = NULL;
 	for (i = 0; i < IPOIB_CM_RX_PAGES; i++) {
 		if (buf->pages[i])
-			__free_page(buf->pages[i]);
+			ipoib_rx_page_put(&priv->cm->pages, buf->pages[i]);
 		buf->pages[i] = NULL;
 	}
 }
@@ -47,14 +46,14 @@ static int rx_alloc(struct ipoib_dev *priv, unsigned int npages,
 		    struct napi_struct *napi, struct sk_buff **skbp,
 		    struct page **pages, u64 *mapping)
 {
-	gfp_t gfp = napi ? GFP_ATOMIC : GFP_KERNEL;
 	struct sk_buff *skb;
 	unsigned int i;
 
 	if (napi)
 		skb = napi_alloc_skb(napi, IPOIB_CM_HEAD_SIZE);
 	else
-		skb = __netdev_alloc_skb(priv->dev, IPOIB_CM_HEAD_SIZE, gfp);
+		skb = __netdev_alloc_skb(priv->dev, IPOIB_CM_HEAD_SIZE,
+					 GFP_KERNEL);
 	if (unlikely(!skb))
 		return -ENOMEM;
 	mapping[0] = ib_dma_map_single(priv->ca, skb->data, IPOIB_CM_HEAD_SIZE,
@@ -64,25 +63,16 @@ static int rx_alloc(struct ipoib_dev *priv, unsigned int npages,
 		return -EIO;
 	}
 	for (i = 0; i < npages; i++) {
-		pages[i] = alloc_page(gfp);
+		pages[i] = ipoib_rx_page_get(&priv->cm->pages, &mapping[i + 1]);
 		if (unlikely(!pages[i]))
 			goto unwind;
-		mapping[i + 1] = ib_dma_map_page(priv->ca, pages[i], 0,
-						 PAGE_SIZE, DMA_FROM_DEVICE);
-		if (unlikely(ib_dma_mapping_error(priv->ca, mapping[i + 1]))) {
-			__free_page(pages[i]);
-			goto unwind;
-		}
 	}
 	*skbp = skb;
 	return 0;
 
 unwind:
-	while (i--) {
-		ib_dma_unmap_page(priv->ca, mapping[i + 1], PAGE_SIZE,
-				  DMA_FROM_DEVICE);
-		__free_page(pages[i]);
-	}
+	while (i--)
+		ipoib_rx_page_put(&priv->cm->pages, pages[i]);
 	ib_dma_unmap_single(priv->ca, mapping[0], IPOIB_CM_HEAD_SIZE,
 			    DMA_FROM_DEVICE);
 	dev_kfree_skb_any(skb);
@@ -135,7 +125,10 @@ static int rx_fill(struct ipoib_dev *priv, struct ipoib_cm_rx_buf *buf)
 			buf->mapping);
 }
 
-/* The packet's skb: the head, and as page fragments what did not fit. */
+/*
+ * The packet's skb: the head, and as page fragments what did not fit,
+ * which go back to the pool once the stack has freed them.
+ */
 static struct sk_buff *rx_take(struct ipoib_dev *priv,
 			       struct ipoib_cm_rx_buf *buf, unsigned int len)
 {
@@ -149,12 +142,13 @@ static struct sk_buff *rx_take(struct ipoib_dev *priv,
 	if (rx_alloc(priv, npages, &priv->cm->napi, &new, fresh, mapping))
 		return NULL;
 	skb = buf->skb;
-	rx_unmap(priv, buf, npages);
+	rx_head_unmap(priv, buf);
 	skb_put(skb, min_t(unsigned int, len, IPOIB_CM_HEAD_SIZE));
 	rest = len - skb->len;
 	for (i = 0; i < npages; i++) {
 		unsigned int size = min_t(unsigned int, rest, PAGE_SIZE);
 
+		ipoib_rx_page_sync(priv, buf->mapping[i + 1], size);
 		skb_fill_page_desc(skb, i, buf->pages[i], 0, size);
 		skb->len += size;
 		skb->data_len += size;
@@ -163,6 +157,8 @@ static struct sk_buff *rx_take(struct ipoib_dev *priv,
 		buf->pages[i] = fresh[i];
 		buf->mapping[i + 1] = mapping[i + 1];
 	}
+	if (npages)
+		skb_mark_for_recycle(skb);
 	buf->skb = new;
 	buf->mapping[0] = mapping[0];
 	return skb;
@@ -247,8 +243,11 @@ static void rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		rx_deliver(conn, skb, wc);
 }
 
-/* Without an SRQ on this HCA, connections bring their own rings. */
-int ipoib_cm_srq_init(struct ipoib_dev *priv)
+/*
+ * Connected mode starts: the page pool, and the SRQ filled when the HCA
+ * has one; without, connections bring their own rings.
+ */
+int ipoib_cm_rx_init(struct ipoib_dev *priv)
 {
 	const struct ib_device_attr *a = &priv->ca->attrs;
 	struct ipoib_cm_dev *cm = priv->cm;
@@ -260,14 +259,19 @@ int ipoib_cm_srq_init(struct ipoib_dev *priv)
 	int ret;
 
 	cm->srq = NULL;
+	ret = ipoib_rx_pages_init(priv, &cm->pages, IPOIB_CM_POOL_CACHE);
+	if (ret)
+		return ret;
 	if (!a->max_srq || a->max_srq_sge < IPOIB_CM_RX_SGE)
 		return 0;
 	cm->srq_size = min_t(unsigned int, ipoib_recvq_size, a->max_srq_wr);
 	attr.attr.max_wr = cm->srq_size;
 	cm->srq_ring = kvcalloc(cm->srq_size, sizeof(*cm->srq_ring),
 				GFP_KERNEL);
-	if (!cm->srq_ring)
+	if (!cm->srq_ring) {
+		ipoib_rx_pages_destroy(&cm->pages);
 		return -ENOMEM;
+	}
 	cm->srq = ib_create_srq(priv->pd, &attr);
 	if (IS_ERR(cm->srq)) {
 		netdev_info(priv->dev, "no SRQ (%ld): per-connection receive rings\n",
@@ -284,7 +288,7 @@ int ipoib_cm_srq_init(struct ipoib_dev *priv)
 		if (ret) {
 			netdev_warn(priv->dev, "filling the SRQ failed: %d\n",
 				    ret);
-			ipoib_cm_srq_cleanup(priv);
+			ipoib_cm_rx_cleanup(priv);
 			return ret;
 		}
 	}
@@ -292,19 +296,27 @@ int ipoib_cm_srq_init(struct ipoib_dev *priv)
 }
 
 /* Every connection is gone: nothing completes on the SRQ any more. */
-void ipoib_cm_srq_cleanup(struct ipoib_dev *priv)
+void ipoib_cm_rx_cleanup(struct ipoib_dev *priv)
 {
 	struct ipoib_cm_dev *cm = priv->cm;
 	unsigned int i;
 
-	if (!cm->srq)
-		return;
-	ib_destroy_srq(cm->srq);
-	cm->srq = NULL;
-	for (i = 0; i < cm->srq_size; i++)
-		rx_free(priv, &cm->srq_ring[i]);
-	kvfree(cm->srq_ring);
-	cm->srq_ring = NULL;
+	if (cm->srq) {
+		ib_destroy_srq(cm->srq);
+		cm->srq = NULL;
+		for (i = 0; i < cm->srq_size; i++)
+			rx_free(priv, &cm->srq_ring[i]);
+		kvfree(cm->srq_ring);
+		cm->srq_ring = NULL;
+	}
+	ipoib_rx_pages_destroy(&cm->pages);
+}
+
+/* ethtool -S: pages the receive buffers took from the page allocator. */
+u64 ipoib_cm_rx_pages_new(struct ipoib_dev *priv)
+{
+	lockdep_assert_held(&priv->state_lock);
+	return priv->cm ? ipoib_rx_pages_new(&priv->cm->pages) : 0;
 }
 
 /* No SRQ: the QP (in INIT or later) gets a ring of its own. */

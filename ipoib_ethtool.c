@@ -138,6 +138,7 @@ static const char *const ipoib_link_stat_names[] = {
 
 static const char *const ipoib_ring_stat_names[] = {
 	"rx_ring_size", "rx_ring_posted", "tx_ring_size", "tx_ring_outstanding",
+	"rx_pages_new",
 };
 
 #define IPOIB_NR_STATS	(ARRAY_SIZE(ipoib_link_stat_names) + \
@@ -193,6 +194,21 @@ static unsigned int ipoib_rx_posted(struct ipoib_dev *priv)
 	return n;
 }
 
+/*
+ * Receive pages that had to come from the page allocator rather than back
+ * from the stack; 0 while the pools are being made or torn down.
+ */
+static u64 ipoib_rx_pages_new_all(struct ipoib_dev *priv)
+{
+	u64 n;
+
+	if (!mutex_trylock(&priv->state_lock))
+		return 0;
+	n = ipoib_cm_rx_pages_new(priv);
+	mutex_unlock(&priv->state_lock);
+	return n;
+}
+
 /* In the order of ipoib_link_stat_names. */
 static u64 *ipoib_put_link_stats(const struct rtnl_link_stats64 *s, u64 *data)
 {
@@ -222,6 +238,7 @@ static void ipoib_get_ethtool_stats(struct net_device *dev,
 	*data++ = ipoib_rx_posted(priv);
 	*data++ = ipoib_tx_entries(priv);
 	*data++ = ipoib_tx_outstanding(&priv->tx);
+	*data++ = ipoib_rx_pages_new_all(priv);
 }
 
 static int ipoib_get_coalesce(struct net_device *dev,

@@ -59,6 +59,15 @@ run() {
 	assert_ge "$bytes" 1000000 "iperf3 bytes h1 -> h2"
 	bytes2=$(iperf_bytes h1 10.6.0.1 h2 -t 2)
 	assert_ge "$bytes2" 500000 "iperf3 bytes h2 -> h1"
+	if [ "$policy$uc" = compatible0 ]; then
+		# Each 64 KiB message fills 16 pages; without recycling every
+		# one would be new.
+		new0=$(stat_of h2 "$b" rx_pages_new)
+		bytes3=$(iperf_bytes h2 10.6.0.2 h1 -n 50M)
+		new=$(($(stat_of h2 "$b" rx_pages_new) - new0))
+		echo "h2 took $bytes3 bytes, $((bytes3 / 4096)) pages' worth; $new pages came new from the allocator"
+		assert_ge $((bytes3 / 4096 / 2)) "$new" "receive pages reused (new ones at most half of those filled)"
+	fi
 
 	cat "$(cm_file "$a")"
 	cat "$(cm_file "$b")"

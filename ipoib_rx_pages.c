@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Receive pages that come back.  A page the stack is done with returns to
+ * the interface's page_pool instead of the page allocator, still mapped
+ * for the HCA, and goes straight back onto a receive queue: no allocation,
+ * no mapping and no zeroing (Debian kernels zero every page they hand
+ * out: init_on_alloc) per packet.
+ *
+ * Taking pages from a pool is for one context at a time; the poll and a
+ * connection being set up both fill receive queues, so the lock here
+ * decides between them.  Pages go back from any context.
+ */
+#include <linux/dma-mapping.h>
+#include "ipoib.h"
+
+int ipoib_rx_pages_init(struct ipoib_dev *priv, struct ipoib_rx_pages *rp,
+			unsigned int cache)
+{
+	struct page_pool_params pp = {
+		.order = 0,
+		.pool_size = cache,
+		.nid = NUMA_NO_NODE,
+		.dma_dir = DMA_FROM_DEVICE,
+		.max_len = PAGE_SIZE,
+	};
+	struct page_pool *pool;
+
+	/* Software HCAs take kernel addresses: nothing to map. */
+	rp->virt_dma = ib_uses_virt_dma(priv->ca);
+	if (!rp->virt_dma) {
+		pp.flags = PP_FLAG_DMA_MAP | PP_FLAG_DMA_SYNC_DEV;
+		pp.dev = priv->ca->dma_device;
+	}
+	pool = page_pool_create(&pp);
+	if (IS_ERR(pool))
+		return PTR_ERR(pool);
+	spin_lock_init(&rp->lock);
+	rp->pool = pool;
+	return 0;
+}
+
+/* Pages still with the stack are freed when they come back. */
+void ipoib_rx_pages_destroy(struct ipoib_rx_pages *rp)
+{
+	if (!rp->pool)
+		return;
+	rp->new_before += READ_ONCE(rp->pool->pages_state_hold_cnt);
+	page_pool_destroy(rp->pool);
+	rp->pool = NULL;
+}
+
+/*
+ * Pages taken from the page allocator, over the pools this one replaced
+ * too: what recycling did not save.  The caller keeps the pool from
+ * going away meanwhile.
+ */
+u64 ipoib_rx_pages_new(const struct ipoib_rx_pages *rp)
+{
+	u64 n = rp->new_before;
+
+	if (rp->pool)
+		n += READ_ONCE(rp->pool->pages_state_hold_cnt);
+	return n;
+}
+
+/* A page and the address the HCA writes it at; NULL without memory. */
+struct page *ipoib_rx_page_get(struct ipoib_rx_pages *rp, u64 *addr)
+{
+	struct page *page;
+
+	spin_lock_bh(&rp->lock);
+	page = page_pool_dev_alloc_pages(rp->pool);
+	spin_unlock_bh(&rp->lock);
+	if (unlikely(!page))
+		return NULL;
+	*addr = rp->virt_dma ? (u64)(uintptr_t)page_address(page) :
+			       page_pool_get_dma_addr(page);
+	return page;
+}
+
+/* A page that never carried a packet up. */
+void ipoib_rx_page_put(struct ipoib_rx_pages *rp, struct page *page)
+{
+	page_pool_put_full_page(rp->pool, page, false);
+}
+
+/* Before the CPU reads what the HCA wrote into a page. */
+void ipoib_rx_page_sync(struct ipoib_dev *priv, u64 addr, unsigned int len)
+{
+	ib_dma_sync_single_for_cpu(priv->ca, addr, len, DMA_FROM_DEVICE);
+}
