@@ -147,9 +147,10 @@ struct ipoib_neigh {
 	bool dead;
 };
 
+/* A UD receive buffer: a page (or two) of the interface's page pool. */
 struct ipoib_rx_slot {
-	struct sk_buff *skb;
-	u64 mapping;
+	struct page *page;
+	u64 mapping;			/* of the page, not of the buffer in it */
 };
 
 /* An skb mapped for the HCA: the linear part, if any, then each fragment. */
@@ -292,6 +293,7 @@ struct ipoib_ring_stats {
 struct ipoib_rx_pages {
 	struct page_pool *pool;
 	spinlock_t lock;		/* taking pages: one context at a time */
+	unsigned int order;		/* pages of 2^order */
 	bool virt_dma;			/* the HCA takes kernel addresses */
 	u64 new_before;			/* pages earlier pools allocated */
 };
@@ -367,6 +369,7 @@ struct ipoib_dev {
 	/* Data path. */
 	struct napi_struct napi;
 	struct ipoib_rx_slot *rx_ring;
+	struct ipoib_rx_pages rx_pages;	/* what rx_ring's buffers are made of */
 	struct ipoib_tx_ring tx;	/* the UD QP's */
 	unsigned int rx_size;		/* power of two */
 	unsigned int tx_size;		/* power of two, as configured */
@@ -483,7 +486,8 @@ bool ipoib_rx_to_stack(struct ipoib_dev *priv, struct sk_buff *skb,
 
 /* ipoib_rx_pages.c */
 int ipoib_rx_pages_init(struct ipoib_dev *priv, struct ipoib_rx_pages *rp,
-			unsigned int cache);
+			unsigned int order, unsigned int offset,
+			unsigned int len, unsigned int cache);
 void ipoib_rx_pages_destroy(struct ipoib_rx_pages *rp);
 u64 ipoib_rx_pages_new(const struct ipoib_rx_pages *rp);
 struct page *ipoib_rx_page_get(struct ipoib_rx_pages *rp, u64 *addr);

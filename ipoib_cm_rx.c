@@ -259,7 +259,8 @@ int ipoib_cm_rx_init(struct ipoib_dev *priv)
 	int ret;
 
 	cm->srq = NULL;
-	ret = ipoib_rx_pages_init(priv, &cm->pages, IPOIB_CM_POOL_CACHE);
+	ret = ipoib_rx_pages_init(priv, &cm->pages, 0, 0, PAGE_SIZE,
+				  IPOIB_CM_POOL_CACHE);
 	if (ret)
 		return ret;
 	if (!a->max_srq || a->max_srq_sge < IPOIB_CM_RX_SGE)

@@ -189,7 +189,7 @@ static unsigned int ipoib_rx_posted(struct ipoib_dev *priv)
 		return 0;
 	if (test_bit(IPOIB_QP_READY, &priv->flags) && priv->rx_ring)
 		for (i = 0; i < priv->rx_size; i++)
-			n += !!READ_ONCE(priv->rx_ring[i].skb);
+			n += !!READ_ONCE(priv->rx_ring[i].page);
 	mutex_unlock(&priv->state_lock);
 	return n;
 }
@@ -204,7 +204,7 @@ static u64 ipoib_rx_pages_new_all(struct ipoib_dev *priv)
 
 	if (!mutex_trylock(&priv->state_lock))
 		return 0;
-	n = ipoib_cm_rx_pages_new(priv);
+	n = ipoib_rx_pages_new(&priv->rx_pages) + ipoib_cm_rx_pages_new(priv);
 	mutex_unlock(&priv->state_lock);
 	return n;
 }

@@ -3,6 +3,11 @@
  * The datagram data path: the receive and send rings of the UD QP, the
  * NAPI poll that reaps both completion queues, and the rings' own bring-up
  * and teardown.
+ *
+ * A receive buffer is a page (two for a 4 KiB IB MTU) from the interface's
+ * page pool: headroom, the GRH and the message, and room at the end for
+ * the skb's shared info, so that the page becomes the skb's head as it is
+ * and goes back to the pool when the stack frees it.
  */
 #include <linux/ip.h>
 #include <linux/tcp.h>
@@ -11,47 +16,45 @@
 
 #define IPOIB_POLL_BATCH	16
 #define IPOIB_DRAIN_TIMEOUT	(5 * HZ)
+#define IPOIB_RX_HEADROOM	NET_SKB_PAD
+/* Pages the pool keeps for reuse when more come back than are taken. */
+#define IPOIB_RX_POOL_CACHE	1024
 
 static unsigned int rx_index(const struct ipoib_dev *priv, u64 wr_id)
 {
 	return wr_id & (priv->rx_size - 1);
 }
 
-static int rx_fill_slot(struct ipoib_dev *priv, unsigned int i, gfp_t gfp,
-			bool in_napi)
+/* Bytes of a receive page: the buffer, and the skb's shared info after it. */
+static unsigned int rx_frame_size(const struct ipoib_dev *priv)
 {
-	struct ipoib_rx_slot *slot = &priv->rx_ring[i];
-	struct sk_buff *skb;
-	u64 mapping;
-
-	if (in_napi)
-		skb = napi_alloc_skb(&priv->napi, priv->rx_buf_size);
-	else
-		skb = __netdev_alloc_skb(priv->dev, priv->rx_buf_size, gfp);
-	if (unlikely(!skb))
-		return -ENOMEM;
-	mapping = ib_dma_map_single(priv->ca, skb->data, priv->rx_buf_size,
-				    DMA_FROM_DEVICE);
-	if (unlikely(ib_dma_mapping_error(priv->ca, mapping))) {
-		dev_kfree_skb_any(skb);
-		return -EIO;
-	}
-	slot->skb = skb;
-	slot->mapping = mapping;
-	return 0;
+	return PAGE_SIZE << priv->rx_pages.order;
 }
 
-static void rx_unmap(struct ipoib_dev *priv, struct ipoib_rx_slot *slot)
+static void *rx_buf(const struct ipoib_rx_slot *slot)
 {
-	ib_dma_unmap_single(priv->ca, slot->mapping, priv->rx_buf_size,
-			    DMA_FROM_DEVICE);
+	return page_address(slot->page) + IPOIB_RX_HEADROOM;
+}
+
+static int rx_fill_slot(struct ipoib_dev *priv, unsigned int i)
+{
+	struct ipoib_rx_slot *slot = &priv->rx_ring[i];
+
+	slot->page = ipoib_rx_page_get(&priv->rx_pages, &slot->mapping);
+	return slot->page ? 0 : -ENOMEM;
+}
+
+static void rx_release_slot(struct ipoib_dev *priv, struct ipoib_rx_slot *slot)
+{
+	ipoib_rx_page_put(&priv->rx_pages, slot->page);
+	slot->page = NULL;
 }
 
 static int rx_post(struct ipoib_dev *priv, unsigned int i)
 {
 	int ret;
 
-	priv->rx_sge.addr = priv->rx_ring[i].mapping;
+	priv->rx_sge.addr = priv->rx_ring[i].mapping + IPOIB_RX_HEADROOM;
 	priv->rx_sge.length = priv->rx_buf_size;
 	priv->rx_wr.wr_id = i;
 	ret = ib_post_recv(priv->qp, &priv->rx_wr, NULL);
@@ -219,14 +222,34 @@ static struct sk_buff *rx_copy(struct ipoib_dev *priv,
 			       unsigned int len)
 {
 	struct sk_buff *skb = napi_alloc_skb(&priv->napi, len);
+	u64 addr = slot->mapping + IPOIB_RX_HEADROOM;
 
 	if (unlikely(!skb))
 		return NULL;
-	ib_dma_sync_single_for_cpu(priv->ca, slot->mapping, len,
-				   DMA_FROM_DEVICE);
-	skb_put_data(skb, slot->skb->data, len);
-	ib_dma_sync_single_for_device(priv->ca, slot->mapping, len,
-				      DMA_FROM_DEVICE);
+	ipoib_rx_page_sync(priv, addr, len);
+	skb_put_data(skb, rx_buf(slot), len);
+	ib_dma_sync_single_for_device(priv->ca, addr, len, DMA_FROM_DEVICE);
+	return skb;
+}
+
+/*
+ * The buffer's page becomes the packet's skb, to go back to the pool when
+ * the stack frees it.  NULL when no skb could be made: the page is still
+ * the slot's.
+ */
+static struct sk_buff *rx_take(struct ipoib_dev *priv,
+			       struct ipoib_rx_slot *slot, unsigned int len)
+{
+	struct sk_buff *skb;
+
+	ipoib_rx_page_sync(priv, slot->mapping + IPOIB_RX_HEADROOM, len);
+	skb = napi_build_skb(page_address(slot->page), rx_frame_size(priv));
+	if (unlikely(!skb))
+		return NULL;
+	skb_reserve(skb, IPOIB_RX_HEADROOM);
+	skb_put(skb, len);
+	skb_mark_for_recycle(skb);
+	slot->page = NULL;
 	return skb;
 }
 
@@ -237,7 +260,7 @@ static void handle_rx(struct ipoib_dev *priv, const struct ib_wc *wc,
 	unsigned int i = rx_index(priv, wc->wr_id);
 	struct ipoib_rx_slot *slot = &priv->rx_ring[i];
 	struct ipoib_rx_slot old = *slot;
-	struct sk_buff *skb;
+	struct sk_buff *skb = NULL;
 
 	if (unlikely(wc->status != IB_WC_SUCCESS || !in_napi)) {
 		if (wc->status != IB_WC_SUCCESS &&
@@ -248,14 +271,11 @@ static void handle_rx(struct ipoib_dev *priv, const struct ib_wc *wc,
 			ipoib_count(priv, IPOIB_CNT_RX_ERRORS_WC);
 			atomic_long_inc(&priv->rx_errors);
 		}
-		rx_unmap(priv, slot);
-		dev_kfree_skb_any(slot->skb);
-		slot->skb = NULL;
-		if (!in_napi || wc->status == IB_WC_WR_FLUSH_ERR)
-			return;
-		/* A lone error: give the ring its buffer back. */
-		if (!rx_fill_slot(priv, i, GFP_ATOMIC, true))
+		/* A lone error: the buffer goes back as it is. */
+		if (in_napi && wc->status != IB_WC_WR_FLUSH_ERR)
 			rx_post(priv, i);
+		else
+			rx_release_slot(priv, slot);
 		return;
 	}
 
@@ -266,16 +286,14 @@ static void handle_rx(struct ipoib_dev *priv, const struct ib_wc *wc,
 	 */
 	if (wc->byte_len <= IPOIB_GRH_LEN + IPOIB_RX_COPYBREAK) {
 		skb = rx_copy(priv, slot, wc->byte_len);
-		rx_post(priv, i);
-	} else if (likely(!rx_fill_slot(priv, i, GFP_ATOMIC, true))) {
-		rx_unmap(priv, &old);
-		rx_post(priv, i);
-		skb = old.skb;
-		skb_put(skb, wc->byte_len);
-	} else {
-		rx_post(priv, i);
-		skb = NULL;
+	} else if (likely(!rx_fill_slot(priv, i))) {
+		skb = rx_take(priv, &old, wc->byte_len);
+		if (unlikely(!skb)) {
+			rx_release_slot(priv, slot);
+			*slot = old;
+		}
 	}
+	rx_post(priv, i);
 	if (unlikely(!skb)) {
 		ipoib_count(priv, IPOIB_CNT_RX_DROP_NO_MEM);
 		atomic_long_inc(&priv->rx_dropped);
@@ -431,15 +449,25 @@ static void free_rings(struct ipoib_dev *priv)
 	kvfree(priv->rx_ring);
 	priv->rx_ring = NULL;
 	ipoib_tx_ring_free(&priv->tx);
+	ipoib_rx_pages_destroy(&priv->rx_pages);
 }
 
 static int alloc_rings(struct ipoib_dev *priv)
 {
+	unsigned int frame = SKB_DATA_ALIGN(IPOIB_RX_HEADROOM +
+					    priv->rx_buf_size) +
+			     SKB_DATA_ALIGN(sizeof(struct skb_shared_info));
+	int ret;
+
+	ret = ipoib_rx_pages_init(priv, &priv->rx_pages, get_order(frame),
+				  IPOIB_RX_HEADROOM, priv->rx_buf_size,
+				  IPOIB_RX_POOL_CACHE);
+	if (ret)
+		return ret;
 	priv->rx_ring = kvcalloc(priv->rx_size, sizeof(*priv->rx_ring),
 				 GFP_KERNEL);
-	if (!priv->rx_ring)
-		return -ENOMEM;
-	if (ipoib_tx_ring_init(&priv->tx, priv->tx_size, GFP_KERNEL)) {
+	if (!priv->rx_ring ||
+	    ipoib_tx_ring_init(&priv->tx, priv->tx_size, GFP_KERNEL)) {
 		free_rings(priv);
 		return -ENOMEM;
 	}
@@ -452,14 +480,12 @@ static int rx_fill_ring(struct ipoib_dev *priv)
 	int ret;
 
 	for (i = 0; i < priv->rx_size; i++) {
-		ret = rx_fill_slot(priv, i, GFP_KERNEL, false);
+		ret = rx_fill_slot(priv, i);
 		if (ret)
 			return ret;
 		ret = rx_post(priv, i);
 		if (ret) {
-			rx_unmap(priv, &priv->rx_ring[i]);
-			dev_kfree_skb_any(priv->rx_ring[i].skb);
-			priv->rx_ring[i].skb = NULL;
+			rx_release_slot(priv, &priv->rx_ring[i]);
 			return ret;
 		}
 	}
@@ -473,7 +499,7 @@ static bool rings_empty(struct ipoib_dev *priv)
 	if (ipoib_tx_outstanding(&priv->tx))
 		return false;
 	for (i = 0; i < priv->rx_size; i++)
-		if (priv->rx_ring[i].skb)
+		if (priv->rx_ring[i].page)
 			return false;
 	return true;
 }
@@ -504,13 +530,9 @@ static void drain_rings(struct ipoib_dev *priv)
 		if (!n)
 			usleep_range(1000, 2000);
 	}
-	for (i = 0; i < priv->rx_size; i++) {
-		if (!priv->rx_ring[i].skb)
-			continue;
-		rx_unmap(priv, &priv->rx_ring[i]);
-		dev_kfree_skb_any(priv->rx_ring[i].skb);
-		priv->rx_ring[i].skb = NULL;
-	}
+	for (i = 0; i < priv->rx_size; i++)
+		if (priv->rx_ring[i].page)
+			rx_release_slot(priv, &priv->rx_ring[i]);
 	ipoib_tx_ring_discard(priv, &priv->tx);
 }
 

@@ -13,15 +13,22 @@
 #include <linux/dma-mapping.h>
 #include "ipoib.h"
 
+/*
+ * A pool of pages of 2^order, of which the HCA writes len bytes from
+ * offset on: what is synced for it when a page comes back.  cache: pages
+ * kept for reuse when more come back than are taken.
+ */
 int ipoib_rx_pages_init(struct ipoib_dev *priv, struct ipoib_rx_pages *rp,
-			unsigned int cache)
+			unsigned int order, unsigned int offset,
+			unsigned int len, unsigned int cache)
 {
 	struct page_pool_params pp = {
-		.order = 0,
+		.order = order,
 		.pool_size = cache,
 		.nid = NUMA_NO_NODE,
 		.dma_dir = DMA_FROM_DEVICE,
-		.max_len = PAGE_SIZE,
+		.offset = offset,
+		.max_len = len,
 	};
 	struct page_pool *pool;
 
@@ -35,6 +42,7 @@ int ipoib_rx_pages_init(struct ipoib_dev *priv, struct ipoib_rx_pages *rp,
 	if (IS_ERR(pool))
 		return PTR_ERR(pool);
 	spin_lock_init(&rp->lock);
+	rp->order = order;
 	rp->pool = pool;
 	return 0;
 }

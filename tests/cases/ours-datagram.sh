@@ -3,7 +3,8 @@
 #
 # Our ib_ipoib in datagram mode between two hosts: IPv4 and IPv6 ping,
 # iperf3 TCP and UDP both ways; the bytes show up in the interface's
-# counters and crossed the software fabric.
+# counters and crossed the software fabric, and the receive pages come
+# back from the stack to be used again.
 #
 # timeout: 240
 set -eu
@@ -55,4 +56,15 @@ assert_ge "$fab" "$rx" "the fabric carried at least what h2 received"
 on h1 ethtool -S "$a" | grep -E 'tx_lso|tx_csum|path_queries|mcast_joins|tx_drop'
 assert_eq "$(ip netns exec h1 ethtool -S "$a" | awk '$1 == "tx_errors_wc:" { print $2 }')" 0 "send completion errors"
 assert_ge "$(ip netns exec h1 ethtool -S "$a" | awk '$1 == "path_queries:" { print $2 }')" 1 "SA path lookups"
+
+step "receive buffers: the stack gives their pages back"
+pages_new() { ip netns exec h2 ethtool -S "$b" | awk '$1 == "rx_pages_new:" { print $2 }'; }
+new0=$(pages_new)
+pk0=$(netdev_stat "$b" rx_packets h2)
+tcp=$(iperf_bytes h2 10.1.0.2 h1 -n 20M)
+pk=$(($(netdev_stat "$b" rx_packets h2) - pk0))
+new=$(($(pages_new) - new0))
+echo "h2: $tcp bytes in $pk packets took $new new pages"
+assert_ge "$pk" 10000 "packets of 20 MB at MTU 2044"
+assert_ge $((pk / 2)) "$new" "receive pages reused (new ones at most half the packets)"
 pass
