@@ -143,8 +143,10 @@ conns() {
 conns_reach() { [ "$(conns "$1")" -ge "$2" ]; }
 
 # reach WHO ROUND KEY FIRST COUNT: the host pings COUNT addresses from
-# FIRST; KEY is connections set up per second, from the first request
-# until the last reply and the last connection up.
+# FIRST; KEY is peers per second, from the first request until the last
+# reply and the last connection up: each peer reached over connected mode
+# both ways (ours: one shared connection per peer; in-tree: one each way,
+# two per peer), so that the same time per peer gives the same figure.
 reach() {
 	local who=$1 r=$2 key=$3 first=$4 n=$5 c0 want per=1 out start end made
 	[ "$who" = ours ] || per=2
@@ -162,9 +164,11 @@ reach() {
 	fi
 	made=$((($(conns "$who") - c0) / per))
 	echo "$who: $n peers, $made connections (expected $((want / per)))" >&2
+	echo "$who: $n peers connected in $(awk -v s="$start" -v e="$end" \
+		'BEGIN { printf "%.3f", e - s }') s" >&2
 	if [ "$made" -ge $((want / per)) ] && [[ $out == *" answered=$n "* ]]; then
-		result "$key" "$who" "$r" "$(awk -v c="$made" -v s="$start" -v e="$end" \
-			'BEGIN { printf "%.1f", c / (e - s) }')"
+		result "$key" "$who" "$r" "$(awk -v n="$n" -v s="$start" -v e="$end" \
+			'BEGIN { printf "%.1f", n / (e - s) }')"
 	else
 		result "$key" "$who" "$r"
 	fi
@@ -291,7 +295,7 @@ for r in $(seq "$BENCH_ROUNDS"); do
 		done
 		# shellcheck disable=SC2046 # a list of numbers
 		links "$who" up $(seq 0 "$PEERS")
-		reach "$who" "$r" conn_rate7 "${NET[$who]}.0.2" "$PEERS"
+		reach "$who" "$r" peer_rate7 "${NET[$who]}.0.2" "$PEERS"
 		# shellcheck disable=SC2046 # a list of numbers
 		links "$who" down $(seq 0 "$PEERS")
 		for d in $(seq 0 "$PEERS"); do
@@ -327,7 +331,7 @@ for r in $(seq "$BENCH_ROUNDS"); do
 		echo "$who: host, peers and $ENDPOINTS endpoints up in $((SECONDS - t0)) s"
 		read -r m0 s0 <<<"$(mem_kib)"
 		q1=$(fabric_qps)
-		reach "$who" "$r" conn_rate64 "${NET[$who]}.1.1" "$ENDPOINTS"
+		reach "$who" "$r" peer_rate64 "${NET[$who]}.1.1" "$ENDPOINTS"
 		read -r m1 s1 <<<"$(mem_kib)"
 		echo "$who: $ENDPOINTS endpoints connected: kernel memory $m0 -> $m1 KiB, slab $s0 -> $s1 KiB"
 		result mem64 "$who" "$r" $((m1 - m0))
