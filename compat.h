@@ -31,6 +31,15 @@
 #define ipoib_sa_num_prs int
 #endif
 
+/*
+ * page_pool is built only when a driver of the kernel selects it (Debian's
+ * kernels have it; a lean config may not): without, receive pages come
+ * from the page allocator and are not recycled.
+ */
+#if IS_ENABLED(CONFIG_PAGE_POOL)
+#define IPOIB_RX_PAGE_POOL 1
+#endif
+
 /* page_pool's API: its own folder of headers since 6.6. */
 #ifdef IPOIB_HAVE_PAGE_POOL_HELPERS
 #include <net/page_pool/helpers.h>

@@ -32,7 +32,8 @@ static void rx_free(struct ipoib_dev *priv, struct ipoib_cm_rx_buf *buf)
 	buf->skb = NULL;
 	for (i = 0; i < IPOIB_CM_RX_PAGES; i++) {
 		if (buf->pages[i])
-			ipoib_rx_page_put(&priv->cm->pages, buf->pages[i]);
+			ipoib_rx_page_put(&priv->cm->pages, buf->pages[i],
+					  buf->mapping[i + 1]);
 		buf->pages[i] = NULL;
 	}
 }
@@ -72,7 +73,7 @@ static int rx_alloc(struct ipoib_dev *priv, unsigned int npages,
 
 unwind:
 	while (i--)
-		ipoib_rx_page_put(&priv->cm->pages, pages[i]);
+		ipoib_rx_page_put(&priv->cm->pages, pages[i], mapping[i + 1]);
 	ib_dma_unmap_single(priv->ca, mapping[0], IPOIB_CM_HEAD_SIZE,
 			    DMA_FROM_DEVICE);
 	dev_kfree_skb_any(skb);
@@ -149,6 +150,8 @@ static struct sk_buff *rx_take(struct ipoib_dev *priv,
 		unsigned int size = min_t(unsigned int, rest, PAGE_SIZE);
 
 		ipoib_rx_page_sync(priv, buf->mapping[i + 1], size);
+		ipoib_rx_page_to_stack(&priv->cm->pages, skb,
+				       buf->mapping[i + 1]);
 		skb_fill_page_desc(skb, i, buf->pages[i], 0, size);
 		skb->len += size;
 		skb->data_len += size;
@@ -157,8 +160,6 @@ static struct sk_buff *rx_take(struct ipoib_dev *priv,
 		buf->pages[i] = fresh[i];
 		buf->mapping[i + 1] = mapping[i + 1];
 	}
-	if (npages)
-		skb_mark_for_recycle(skb);
 	buf->skb = new;
 	buf->mapping[0] = mapping[0];
 	return skb;

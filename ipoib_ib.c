@@ -46,7 +46,7 @@ static int rx_fill_slot(struct ipoib_dev *priv, unsigned int i)
 
 static void rx_release_slot(struct ipoib_dev *priv, struct ipoib_rx_slot *slot)
 {
-	ipoib_rx_page_put(&priv->rx_pages, slot->page);
+	ipoib_rx_page_put(&priv->rx_pages, slot->page, slot->mapping);
 	slot->page = NULL;
 }
 
@@ -248,7 +248,7 @@ static struct sk_buff *rx_take(struct ipoib_dev *priv,
 		return NULL;
 	skb_reserve(skb, IPOIB_RX_HEADROOM);
 	skb_put(skb, len);
-	skb_mark_for_recycle(skb);
+	ipoib_rx_page_to_stack(&priv->rx_pages, skb, slot->mapping);
 	slot->page = NULL;
 	return skb;
 }

@@ -9,9 +9,14 @@
  * Taking pages from a pool is for one context at a time; the poll and a
  * connection being set up both fill receive queues, so the lock here
  * decides between them.  Pages go back from any context.
+ *
+ * A kernel built without page_pool gets the same calls over the page
+ * allocator: a page per buffer, mapped here and unmapped as it goes up.
  */
 #include <linux/dma-mapping.h>
 #include "ipoib.h"
+
+#ifdef IPOIB_RX_PAGE_POOL
 
 /*
  * A pool of pages of 2^order, of which the HCA writes len bytes from
@@ -33,6 +38,7 @@ int ipoib_rx_pages_init(struct ipoib_dev *priv, struct ipoib_rx_pages *rp,
 	struct page_pool *pool;
 
 	/* Software HCAs take kernel addresses: nothing to map. */
+	rp->ca = priv->ca;
 	rp->virt_dma = ib_uses_virt_dma(priv->ca);
 	if (!rp->virt_dma) {
 		pp.flags = PP_FLAG_DMA_MAP | PP_FLAG_DMA_SYNC_DEV;
@@ -87,10 +93,82 @@ struct page *ipoib_rx_page_get(struct ipoib_rx_pages *rp, u64 *addr)
 }
 
 /* A page that never carried a packet up. */
-void ipoib_rx_page_put(struct ipoib_rx_pages *rp, struct page *page)
+void ipoib_rx_page_put(struct ipoib_rx_pages *rp, struct page *page,
+		       u64 addr)
 {
 	page_pool_put_full_page(rp->pool, page, false);
 }
+
+/* A page goes up in skb: it comes back to the pool when the stack is done. */
+void ipoib_rx_page_to_stack(struct ipoib_rx_pages *rp, struct sk_buff *skb,
+			    u64 addr)
+{
+	skb_mark_for_recycle(skb);
+}
+
+#else /* no page_pool in this kernel */
+
+int ipoib_rx_pages_init(struct ipoib_dev *priv, struct ipoib_rx_pages *rp,
+			unsigned int order, unsigned int offset,
+			unsigned int len, unsigned int cache)
+{
+	rp->ca = priv->ca;
+	rp->virt_dma = ib_uses_virt_dma(priv->ca);
+	rp->order = order;
+	return 0;
+}
+
+void ipoib_rx_pages_destroy(struct ipoib_rx_pages *rp)
+{
+}
+
+u64 ipoib_rx_pages_new(const struct ipoib_rx_pages *rp)
+{
+	return atomic_long_read(&rp->allocated);
+}
+
+struct page *ipoib_rx_page_get(struct ipoib_rx_pages *rp, u64 *addr)
+{
+	struct page *page = dev_alloc_pages(rp->order);
+
+	if (unlikely(!page))
+		return NULL;
+	atomic_long_inc(&rp->allocated);
+	if (rp->virt_dma) {
+		*addr = (u64)(uintptr_t)page_address(page);
+		return page;
+	}
+	*addr = ib_dma_map_page(rp->ca, page, 0, PAGE_SIZE << rp->order,
+				DMA_FROM_DEVICE);
+	if (unlikely(ib_dma_mapping_error(rp->ca, *addr))) {
+		__free_pages(page, rp->order);
+		return NULL;
+	}
+	return page;
+}
+
+static void rx_page_unmap(struct ipoib_rx_pages *rp, u64 addr)
+{
+	if (!rp->virt_dma)
+		ib_dma_unmap_page(rp->ca, addr, PAGE_SIZE << rp->order,
+				  DMA_FROM_DEVICE);
+}
+
+void ipoib_rx_page_put(struct ipoib_rx_pages *rp, struct page *page,
+		       u64 addr)
+{
+	rx_page_unmap(rp, addr);
+	__free_pages(page, rp->order);
+}
+
+/* The stack frees the page itself; the HCA must not write it any more. */
+void ipoib_rx_page_to_stack(struct ipoib_rx_pages *rp, struct sk_buff *skb,
+			    u64 addr)
+{
+	rx_page_unmap(rp, addr);
+}
+
+#endif /* IPOIB_RX_PAGE_POOL */
 
 /* Before the CPU reads what the HCA wrote into a page. */
 void ipoib_rx_page_sync(struct ipoib_dev *priv, u64 addr, unsigned int len)
