@@ -66,7 +66,11 @@ run() {
 		bytes3=$(iperf_bytes h2 10.6.0.2 h1 -n 50M)
 		new=$(($(stat_of h2 "$b" rx_pages_new) - new0))
 		echo "h2 took $bytes3 bytes, $((bytes3 / 4096)) pages' worth; $new pages came new from the allocator"
-		assert_ge $((bytes3 / 4096 / 2)) "$new" "receive pages reused (new ones at most half of those filled)"
+		if has_page_pool; then
+			assert_ge $((bytes3 / 4096 / 2)) "$new" "receive pages reused (new ones at most half of those filled)"
+		else
+			assert_ge "$new" $((bytes3 / 4096 / 2)) "no page_pool in this kernel: new pages counted"
+		fi
 	fi
 
 	cat "$(cm_file "$a")"

@@ -66,5 +66,9 @@ pk=$(($(netdev_stat "$b" rx_packets h2) - pk0))
 new=$(($(pages_new) - new0))
 echo "h2: $tcp bytes in $pk packets took $new new pages"
 assert_ge "$pk" 10000 "packets of 20 MB at MTU 2044"
-assert_ge $((pk / 2)) "$new" "receive pages reused (new ones at most half the packets)"
+if has_page_pool; then
+	assert_ge $((pk / 2)) "$new" "receive pages reused (new ones at most half the packets)"
+else
+	assert_ge "$new" $((pk / 2)) "no page_pool in this kernel: new pages counted"
+fi
 pass

@@ -286,6 +286,10 @@ intree_up() {
 # ours_up [parameters...]: our driver as ib_ipoib.
 ours_up() { modprobe ib_ipoib "$@"; }
 
+# has_page_pool: the kernel has page_pool, so our receive pages are
+# recycled (without it, as in the debug tier's kernel, every page is new).
+has_page_pool() { grep -q ' page_pool_create$' /proc/kallsyms; }
+
 # alt_up [parameters...]: our driver as ipoib_alt, beside the in-tree one.
 alt_up() { modprobe ipoib_alt "$@"; }
 
