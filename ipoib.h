@@ -291,13 +291,16 @@ struct ipoib_ring_stats {
 
 /* Receive pages recycled through a page_pool (ipoib_rx_pages.c). */
 struct ipoib_rx_pages {
+#ifdef IPOIB_RX_PAGE_POOL
 	struct page_pool *pool;
-	struct ib_device *ca;
 	spinlock_t lock;		/* taking pages: one context at a time */
+	u64 new_before;			/* pages earlier pools allocated */
+#else
+	struct ib_device *ca;
+	atomic_long_t allocated;	/* every page taken */
+#endif
 	unsigned int order;		/* pages of 2^order */
 	bool virt_dma;			/* the HCA takes kernel addresses */
-	u64 new_before;			/* pages earlier pools allocated */
-	atomic_long_t allocated;	/* without page_pool: every page */
 };
 
 /* CQ moderation as ethtool -C set it; put back on every new CQ. */
@@ -495,8 +498,17 @@ u64 ipoib_rx_pages_new(const struct ipoib_rx_pages *rp);
 struct page *ipoib_rx_page_get(struct ipoib_rx_pages *rp, u64 *addr);
 void ipoib_rx_page_put(struct ipoib_rx_pages *rp, struct page *page,
 		       u64 addr);
+#ifdef IPOIB_RX_PAGE_POOL
+/* A page goes up in skb: it comes back to the pool when the stack is done. */
+static inline void ipoib_rx_page_to_stack(struct ipoib_rx_pages *rp,
+					  struct sk_buff *skb, u64 addr)
+{
+	skb_mark_for_recycle(skb);
+}
+#else
 void ipoib_rx_page_to_stack(struct ipoib_rx_pages *rp, struct sk_buff *skb,
 			    u64 addr);
+#endif
 void ipoib_rx_page_sync(struct ipoib_dev *priv, u64 addr, unsigned int len);
 
 /* ipoib_tx.c */

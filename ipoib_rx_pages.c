@@ -38,7 +38,6 @@ int ipoib_rx_pages_init(struct ipoib_dev *priv, struct ipoib_rx_pages *rp,
 	struct page_pool *pool;
 
 	/* Software HCAs take kernel addresses: nothing to map. */
-	rp->ca = priv->ca;
 	rp->virt_dma = ib_uses_virt_dma(priv->ca);
 	if (!rp->virt_dma) {
 		pp.flags = PP_FLAG_DMA_MAP | PP_FLAG_DMA_SYNC_DEV;
@@ -97,13 +96,6 @@ void ipoib_rx_page_put(struct ipoib_rx_pages *rp, struct page *page,
 		       u64 addr)
 {
 	page_pool_put_full_page(rp->pool, page, false);
-}
-
-/* A page goes up in skb: it comes back to the pool when the stack is done. */
-void ipoib_rx_page_to_stack(struct ipoib_rx_pages *rp, struct sk_buff *skb,
-			    u64 addr)
-{
-	skb_mark_for_recycle(skb);
 }
 
 #else /* no page_pool in this kernel */
