@@ -65,7 +65,11 @@ tcp=$(iperf_bytes h2 10.1.0.2 h1 -n 20M)
 pk=$(($(netdev_stat "$b" rx_packets h2) - pk0))
 new=$(($(pages_new) - new0))
 echo "h2: $tcp bytes in $pk packets took $new new pages"
-assert_ge "$pk" 10000 "packets of 20 MB at MTU 2044"
+# The server counts what it read before the client's end of test: 20 MB less
+# what sat in the two sockets' buffers (tcp_wmem 4 MB + tcp_rmem 6 MB at
+# most), however slow the kernel.
+assert_ge "$tcp" 9000000 "TCP bytes the server read of 20 MB"
+assert_ge "$pk" $((tcp / 2044)) "packets for those bytes at MTU 2044"
 if has_page_pool; then
 	assert_ge $((pk / 2)) "$new" "receive pages reused (new ones at most half the packets)"
 else
