@@ -24,6 +24,7 @@
 #include <linux/xarray.h>
 #include <linux/workqueue.h>
 #include <linux/hrtimer.h>
+#include <linux/smp.h>
 #include <linux/percpu.h>
 #include <rdma/ib_verbs.h>
 #include "tests_compat.h"
@@ -183,6 +184,8 @@ struct sib_dev {
 	struct xarray qps;		/* QPN -> sib_qp, RCU readable */
 	u32 next_qpn;
 	atomic_t nr_qps, nr_cqs, nr_srqs, nr_ahs, nr_pds, nr_mcast_attach;
+	/* CQ events: in the poster's context, or as an interrupt (cq_irq) */
+	atomic64_t cq_events_inline, cq_events_irq_local, cq_events_irq_remote;
 	struct dentry *debugfs;
 };
 
@@ -225,6 +228,11 @@ struct sib_cq {
 	u16 moderation_usec;
 	u16 unreported;
 	struct hrtimer moderation_timer;
+	/* cq_irq: the event as an interrupt (IPI) on the vector's CPU */
+	call_single_data_t event;
+	int event_cpu;
+	unsigned long event_pending;	/* bit 0: raised, not yet taken */
+	atomic_t events_in_flight;	/* raised, handler not yet returned */
 };
 
 /* A ring of fixed-size work queue entries; stride holds the sge array. */
@@ -455,6 +463,7 @@ extern unsigned int sib_group_mtu;
 extern bool sib_srq_enabled;
 extern bool sib_csum_enabled;
 extern bool sib_lso_enabled;
+extern bool sib_cq_irq;
 
 static inline struct sib_dev *to_sdev(struct ib_device *ibdev)
 {

@@ -7,10 +7,56 @@
 #include <linux/mm.h>
 #include "sib.h"
 
-void sib_cq_fire(struct sib_cq *cq)
+static void sib_cq_call_handler(struct sib_cq *cq)
 {
 	if (cq->ibcq.comp_handler)
 		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+}
+
+/* Hard IRQ on the vector's CPU. */
+static void sib_cq_event_irq(void *data)
+{
+	struct sib_cq *cq = data;
+
+	/* Taken before the handler runs: an event after this is raised anew. */
+	clear_bit(0, &cq->event_pending);
+	/*
+	 * The consumer's poll of the ring comes after the clear; pairs with
+	 * the test_and_set_bit() after a push in sib_cq_fire(): one of the
+	 * two sees the other's.
+	 */
+	smp_mb__after_atomic();
+	sib_cq_call_handler(cq);
+	atomic_dec(&cq->events_in_flight);
+}
+
+/*
+ * An HCA raises a CQ's event as an interrupt on the CPU its vector is
+ * steered to; with cq_irq so does the fabric, else the handler runs here,
+ * on the poster's CPU.  An event still pending covers a second one: the
+ * consumer polls until the CQ is empty before it re-arms.
+ */
+void sib_cq_fire(struct sib_cq *cq)
+{
+	struct sib_dev *sdev = to_sdev(cq->ibcq.device);
+	int ret;
+
+	if (!READ_ONCE(sib_cq_irq)) {
+		atomic64_inc(&sdev->cq_events_inline);
+		sib_cq_call_handler(cq);
+		return;
+	}
+	if (test_and_set_bit(0, &cq->event_pending))
+		return;
+	atomic_inc(&cq->events_in_flight);
+	atomic64_inc(cq->event_cpu == raw_smp_processor_id() ?
+		     &sdev->cq_events_irq_local : &sdev->cq_events_irq_remote);
+	/* The csd is free: its last handler cleared the bit after it was. */
+	ret = smp_call_function_single_async(cq->event_cpu, &cq->event);
+	if (ret) {
+		WARN_ON_ONCE(ret == -EBUSY);
+		sib_cq_event_irq(cq);	/* its CPU went offline */
+	}
 }
 
 static enum hrtimer_restart sib_cq_moderation_expired(struct hrtimer *timer)
@@ -56,6 +102,8 @@ int sib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	ibcq->cqe = entries;
 	hrtimer_init(&cq->moderation_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	cq->moderation_timer.function = sib_cq_moderation_expired;
+	INIT_CSD(&cq->event, sib_cq_event_irq, cq);
+	cq->event_cpu = cpumask_local_spread(attr->comp_vector, NUMA_NO_NODE);
 	atomic_inc(&sdev->nr_cqs);
 	return 0;
 }
@@ -65,6 +113,9 @@ int sib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	struct sib_cq *cq = to_scq(ibcq);
 
 	hrtimer_cancel(&cq->moderation_timer);
+	/* No QP completes here any more; an event may still be on its way. */
+	while (atomic_read(&cq->events_in_flight))
+		cpu_relax();
 	kvfree(cq->ring);
 	atomic_dec(&to_sdev(ibcq->device)->nr_cqs);
 	return 0;

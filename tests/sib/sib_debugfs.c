@@ -24,6 +24,10 @@
  *   sibN/portP/rx_stall                1: no receive buffers but QP0/QP1's
  *   sibN/portP/ipoib                   what it sent: TRANSPORT CLASS PACKETS
  *   sibN/resources                     verbs objects in use
+ *   sibN/cq_events                     CQ events raised: inline (in the
+ *                                      poster's context), irq_local and
+ *                                      irq_remote (cq_irq: on the poster's
+ *                                      CPU or another)
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
@@ -309,6 +313,19 @@ static int resources_show(struct seq_file *m, void *unused)
 
 DEFINE_SHOW_ATTRIBUTE(resources);
 
+static int cq_events_show(struct seq_file *m, void *unused)
+{
+	struct sib_dev *sdev = m->private;
+
+	seq_printf(m, "inline %lld\nirq_local %lld\nirq_remote %lld\n",
+		   atomic64_read(&sdev->cq_events_inline),
+		   atomic64_read(&sdev->cq_events_irq_local),
+		   atomic64_read(&sdev->cq_events_irq_remote));
+	return 0;
+}
+
+DEFINE_SHOW_ATTRIBUTE(cq_events);
+
 static int ports_show(struct seq_file *m, void *unused)
 {
 	u32 d, p;
@@ -499,6 +516,7 @@ void sib_debugfs_add_device(struct sib_dev *sdev)
 	dir = debugfs_create_dir(dev_name(&sdev->ibdev.dev), sib_fabric.debugfs);
 	sdev->debugfs = dir;
 	debugfs_create_file("resources", 0444, dir, sdev, &resources_fops);
+	debugfs_create_file("cq_events", 0444, dir, sdev, &cq_events_fops);
 	for (p = 1; p <= sdev->nports; p++) {
 		struct sib_port *port = sib_port(sdev, p);
 		struct dentry *pd;

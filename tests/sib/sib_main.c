@@ -46,6 +46,10 @@ bool sib_lso_enabled = true;
 module_param_named(lso, sib_lso_enabled, bool, 0444);
 MODULE_PARM_DESC(lso, "Offer UD large send offload; needs csum (default Y)");
 
+bool sib_cq_irq;
+module_param_named(cq_irq, sib_cq_irq, bool, 0644);
+MODULE_PARM_DESC(cq_irq, "Raise completion events as an interrupt on the CPU of the CQ's vector, as an HCA does, not in the poster's context (default N)");
+
 struct sib_fabric sib_fabric;
 
 static struct platform_device *sib_pdev[SIB_MAX_DEVICES];
