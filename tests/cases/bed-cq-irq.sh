@@ -18,11 +18,7 @@ set -eu
 
 events() { awk -v k="$2" '$1 == k { print $2 }' "$SIB/$1/cq_events"; }
 
-fabric_up devices=2 ports=1 cq_irq=1
-alt_up
-intree_up
-ours=$(wait_iface ipoib_alt sib0 1)
-theirs=$(wait_iface ib_ipoib sib1 1)
+interop_up cq_irq=1
 ib_host h1 "$ours" 10.9.0.1/24
 ib_host h2 "$theirs" 10.9.0.2/24
 wait_carrier h1 "$ours"
@@ -33,15 +29,12 @@ assert on h1 ping -c 3 -i 0.2 -W 3 10.9.0.2
 assert on h2 ping -c 3 -i 0.2 -W 3 -s 1500 10.9.0.1
 
 step "connected mode, MTU 65520: pings and TCP both ways"
-to_connected() {
-	ip -n "$1" link set "$2" down
-	ip netns exec "$1" sh -c "echo connected >/sys/class/net/$2/mode"
-	ip -n "$1" link set "$2" mtu 65520 up
-	wait_carrier "$1" "$2"
-	assert_eq "$(ip netns exec "$1" cat "/sys/class/net/$2/mode")" connected "$2 mode"
-}
-to_connected h1 "$ours"
-to_connected h2 "$theirs"
+on h1 sh -c "echo connected >/sys/class/net/$ours/mode"
+on h2 sh -c "echo connected >/sys/class/net/$theirs/mode"
+ip -n h1 link set "$ours" mtu 65520
+ip -n h2 link set "$theirs" mtu 65520
+assert_eq "$(ip netns exec h1 cat "/sys/class/net/$ours/mode")" connected "our mode"
+assert_eq "$(ip netns exec h2 cat "/sys/class/net/$theirs/mode")" connected "in-tree mode"
 assert on h1 ping -c 3 -i 0.2 -W 3 -s 60000 10.9.0.2
 assert on h2 ping -c 3 -i 0.2 -W 3 -s 60000 10.9.0.1
 fwd=$(iperf_bytes h2 10.9.0.2 h1 -t 2)

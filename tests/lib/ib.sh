@@ -293,10 +293,11 @@ has_page_pool() { grep -q ' page_pool_create$' /proc/kallsyms; }
 # alt_up [parameters...]: our driver as ipoib_alt, beside the in-tree one.
 alt_up() { modprobe ipoib_alt "$@"; }
 
-# interop_up: ours (ipoib_alt) on sib0 and the in-tree driver on sib1 of a
-# two-HCA fabric; sets ours and theirs to their interfaces.
+# interop_up [sib parameters...]: ours (ipoib_alt) on sib0 and the in-tree
+# driver on sib1 of a two-HCA fabric; sets ours and theirs to their
+# interfaces.
 interop_up() {
-	fabric_up devices=2 ports=1
+	fabric_up devices=2 ports=1 "$@"
 	alt_up
 	intree_up
 	# shellcheck disable=SC2034 # read by the case

@@ -104,6 +104,21 @@ enum sib_ipoib_class {
 	SIB_IPOIB_CLASSES
 };
 
+/*
+ * How CQ events were raised: in the poster's context, or (cq_irq) as an
+ * interrupt on the poster's CPU or another.
+ */
+enum sib_cq_event_kind {
+	SIB_CQ_EVENT_INLINE,
+	SIB_CQ_EVENT_IRQ_LOCAL,
+	SIB_CQ_EVENT_IRQ_REMOTE,
+	SIB_CQ_EVENT_KINDS
+};
+
+struct sib_cq_event_stats {
+	u64 n[SIB_CQ_EVENT_KINDS];
+};
+
 struct sib_port_stats {
 	u64 cnt[SIB_NR_COUNTERS];
 	u64 ipoib[SIB_IPOIB_TRANSPORTS][SIB_IPOIB_CLASSES];
@@ -184,8 +199,7 @@ struct sib_dev {
 	struct xarray qps;		/* QPN -> sib_qp, RCU readable */
 	u32 next_qpn;
 	atomic_t nr_qps, nr_cqs, nr_srqs, nr_ahs, nr_pds, nr_mcast_attach;
-	/* CQ events: in the poster's context, or as an interrupt (cq_irq) */
-	atomic64_t cq_events_inline, cq_events_irq_local, cq_events_irq_remote;
+	struct sib_cq_event_stats __percpu *cq_events;
 	struct dentry *debugfs;
 };
 

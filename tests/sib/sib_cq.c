@@ -42,15 +42,17 @@ void sib_cq_fire(struct sib_cq *cq)
 	int ret;
 
 	if (!READ_ONCE(sib_cq_irq)) {
-		atomic64_inc(&sdev->cq_events_inline);
+		this_cpu_inc(sdev->cq_events->n[SIB_CQ_EVENT_INLINE]);
 		sib_cq_call_handler(cq);
 		return;
 	}
 	if (test_and_set_bit(0, &cq->event_pending))
 		return;
 	atomic_inc(&cq->events_in_flight);
-	atomic64_inc(cq->event_cpu == raw_smp_processor_id() ?
-		     &sdev->cq_events_irq_local : &sdev->cq_events_irq_remote);
+	if (cq->event_cpu == raw_smp_processor_id())
+		this_cpu_inc(sdev->cq_events->n[SIB_CQ_EVENT_IRQ_LOCAL]);
+	else
+		this_cpu_inc(sdev->cq_events->n[SIB_CQ_EVENT_IRQ_REMOTE]);
 	/* The csd is free: its last handler cleared the bit after it was. */
 	ret = smp_call_function_single_async(cq->event_cpu, &cq->event);
 	if (ret) {

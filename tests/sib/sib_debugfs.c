@@ -315,12 +315,21 @@ DEFINE_SHOW_ATTRIBUTE(resources);
 
 static int cq_events_show(struct seq_file *m, void *unused)
 {
+	static const char * const names[SIB_CQ_EVENT_KINDS] = {
+		[SIB_CQ_EVENT_INLINE] = "inline",
+		[SIB_CQ_EVENT_IRQ_LOCAL] = "irq_local",
+		[SIB_CQ_EVENT_IRQ_REMOTE] = "irq_remote",
+	};
 	struct sib_dev *sdev = m->private;
+	unsigned int k, cpu;
 
-	seq_printf(m, "inline %lld\nirq_local %lld\nirq_remote %lld\n",
-		   atomic64_read(&sdev->cq_events_inline),
-		   atomic64_read(&sdev->cq_events_irq_local),
-		   atomic64_read(&sdev->cq_events_irq_remote));
+	for (k = 0; k < SIB_CQ_EVENT_KINDS; k++) {
+		u64 sum = 0;
+
+		for_each_possible_cpu(cpu)
+			sum += per_cpu_ptr(sdev->cq_events, cpu)->n[k];
+		seq_printf(m, "%s %llu\n", names[k], sum);
+	}
 	return 0;
 }
 

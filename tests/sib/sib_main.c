@@ -162,6 +162,11 @@ static struct sib_dev *create_device(u32 index)
 	sdev->nports = ports;
 	xa_init_flags(&sdev->qps, XA_FLAGS_ALLOC);
 	sdev->next_qpn = 0x48 + index * 0x100;
+	sdev->cq_events = alloc_percpu(struct sib_cq_event_stats);
+	if (!sdev->cq_events) {
+		ret = -ENOMEM;
+		goto err_stats;
+	}
 	for (p = 0; p < ports; p++) {
 		sdev->port[p].stats = alloc_percpu(struct sib_port_stats);
 		if (!sdev->port[p].stats) {
@@ -196,6 +201,7 @@ static struct sib_dev *create_device(u32 index)
 err_stats:
 	for (p = 0; p < ports; p++)
 		free_percpu(sdev->port[p].stats);
+	free_percpu(sdev->cq_events);
 	ib_dealloc_device(&sdev->ibdev);
 err_pdev:
 	platform_device_unregister(pdev);
@@ -214,6 +220,7 @@ static void destroy_device(struct sib_dev *sdev)
 	flush_workqueue(sib_fabric.wq);
 	for (p = 0; p < sdev->nports; p++)
 		free_percpu(sdev->port[p].stats);
+	free_percpu(sdev->cq_events);
 	xa_destroy(&sdev->qps);
 	ib_dealloc_device(&sdev->ibdev);
 	platform_device_unregister(sib_pdev[index]);
