@@ -90,6 +90,9 @@ iperf_server() {
 # iperf_listening NS PORT: something in NS listens on TCP port PORT.
 iperf_listening() { ip netns exec "$1" ss -Hltn "sport = :$2" | grep -q .; }
 
+# udp_bound NS PORT: a socket in NS is bound to UDP port PORT.
+udp_bound() { ip netns exec "$1" ss -Hlun "sport = :$2" | grep -q .; }
+
 # iperf_server_stop NS [PORT]: end the server iperf_server started.
 # A one-shot server may exit (and remove its pidfile) at any moment.
 iperf_server_stop() {

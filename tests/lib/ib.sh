@@ -406,6 +406,24 @@ iperf_bytes() {
 		}'
 }
 
+# udp_in_order NS_SINK ADDR NS_BLAST SIZE:SIZE2: two seconds of numbered
+# datagrams whose sizes take turns; fails unless at least 100 arrived and
+# none after a later one.  Receive paths hand small packets up past GRO
+# when it holds nothing: this is what says they never overtake.
+udp_in_order() {
+	local srv=$1 addr=$2 cli=$3 pid out
+	ip netns exec "$srv" udpbench sink 9000 >/tmp/udp-order.out &
+	pid=$!
+	wait_for 10 udp_bound "$srv" 9000 || fail "udpbench sink in $srv did not start"
+	ip netns exec "$cli" udpbench blast "$addr" 9000 2 "$4" >&2 ||
+		fail "udpbench blast to $addr failed"
+	wait "$pid" || fail "no datagram reached $addr"
+	out=$(cat /tmp/udp-order.out)
+	echo "$4 to $addr: $out" >&2
+	assert_ge "$(sed -n 's/.* packets=\([0-9]*\).*/\1/p' <<<"$out")" 100 "datagrams $addr received"
+	assert_eq "$(sed -n 's/.* reordered=\([0-9]*\).*/\1/p' <<<"$out")" 0 "datagrams $addr received out of order"
+}
+
 # sib_stall IBDEV PORT 0|1: 1 stops the port handing out receive buffers to
 # all but QP0/QP1 (RC senders get RNR NAKs, UD and UC is dropped as
 # drop_no_buffer); 0 lets it receive again.

@@ -6,9 +6,13 @@
  *   udpbench echo PORT                      answer every datagram, forever
  *   udpbench rr ADDR PORT COUNT SIZE        COUNT ping-pongs, one at a time
  *   udpbench sink PORT                      count datagrams until 1 s of quiet
- *   udpbench blast ADDR PORT SECONDS SIZE   send as fast as the stack lets us
+ *   udpbench blast ADDR PORT SECONDS SIZE[:SIZE2]
+ *                                           send as fast as the stack lets us,
+ *                                           sizes taking turns if two
  *
- * Each prints one line of name=value pairs for the bench to parse.  echo
+ * Each prints one line of name=value pairs for the bench to parse.  blast
+ * numbers its datagrams and sink counts those that came after a later one
+ * (reordered=).  echo
  * and rr spin on their socket rather than sleep: in a TCG guest a sleeping
  * task may wait for the next timer tick to run again, and the figure would
  * be the tick, not the network path.
@@ -136,7 +140,7 @@ static int mode_sink(const char *port)
 	struct sockaddr_in sin;
 	struct pollfd pfd;
 	double first = 0, last = 0;
-	long packets = 0, bytes = 0;
+	long packets = 0, bytes = 0, reordered = 0, seq, top = -1;
 	ssize_t n;
 	int fd = udp_socket(NULL, port, 1, &sin);
 
@@ -152,17 +156,25 @@ static int mode_sink(const char *port)
 			first = last;
 		packets++;
 		bytes += n;
+		if (n < (ssize_t)sizeof(seq))
+			continue;
+		memcpy(&seq, buf, sizeof(seq));
+		if (seq < top)
+			reordered++;
+		else
+			top = seq;
 	}
-	printf("sink packets=%ld bytes=%ld seconds=%.3f pps=%.0f\n", packets,
-	       bytes, last - first,
-	       last > first ? (packets - 1) / (last - first) : 0.0);
+	printf("sink packets=%ld bytes=%ld seconds=%.3f pps=%.0f reordered=%ld\n",
+	       packets, bytes, last - first,
+	       last > first ? (packets - 1) / (last - first) : 0.0, reordered);
 	return packets ? 0 : 1;
 }
 
-static int mode_blast(const char *addr, const char *port, double secs, long size)
+static int mode_blast(const char *addr, const char *port, double secs,
+		      const long size[2])
 {
 	struct sockaddr_in to;
-	long packets = 0, refused = 0;
+	long packets = 0, refused = 0, seq = 0;
 	double t0, end;
 	int fd = udp_socket(addr, port, 0, &to);
 
@@ -170,14 +182,18 @@ static int mode_blast(const char *addr, const char *port, double secs, long size
 		perror("udpbench: connect");
 		return 1;
 	}
-	memset(buf, 0x5a, size);
+	memset(buf, 0x5a, sizeof(buf));
 	t0 = now();
 	end = t0 + secs;
 	while (now() < end) {
 		int i;
 
 		for (i = 0; i < 64; i++) {
-			if (send(fd, buf, size, 0) == size)
+			long len = size[seq & 1];
+
+			memcpy(buf, &seq, sizeof(seq));
+			seq++;
+			if (send(fd, buf, len, 0) == len)
 				packets++;
 			else if (errno == ENOBUFS || errno == EAGAIN ||
 				 errno == ECONNREFUSED)
@@ -191,23 +207,32 @@ static int mode_blast(const char *addr, const char *port, double secs, long size
 	return 0;
 }
 
+static int valid_size(long size)
+{
+	return size >= (long)sizeof(long) && size <= MAX_SIZE;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
 	long size = argc > 5 ? atol(argv[5]) : 0;
+	long sizes[2] = { size, size };
+	const char *second = argc > 5 ? strchr(argv[5], ':') : NULL;
 
 	if (!strcmp(mode, "echo") && argc == 3)
 		return mode_echo(argv[2]);
 	if (!strcmp(mode, "sink") && argc == 3)
 		return mode_sink(argv[2]);
-	if (size > 0 && size <= MAX_SIZE && !strcmp(mode, "rr") && argc == 6 &&
-	    size >= (long)sizeof(long) && atol(argv[4]) > 0)
+	if (second)
+		sizes[1] = atol(second + 1);
+	if (valid_size(size) && !second && !strcmp(mode, "rr") && argc == 6 &&
+	    atol(argv[4]) > 0)
 		return mode_rr(argv[2], argv[3], atol(argv[4]), size);
-	if (size > 0 && size <= MAX_SIZE && !strcmp(mode, "blast") &&
-	    argc == 6 && atof(argv[4]) > 0)
-		return mode_blast(argv[2], argv[3], atof(argv[4]), size);
+	if (valid_size(sizes[0]) && valid_size(sizes[1]) &&
+	    !strcmp(mode, "blast") && argc == 6 && atof(argv[4]) > 0)
+		return mode_blast(argv[2], argv[3], atof(argv[4]), sizes);
 	fprintf(stderr,
 		"usage: udpbench echo PORT | sink PORT |\n"
-		"       rr ADDR PORT COUNT SIZE | blast ADDR PORT SECONDS SIZE\n");
+		"       rr ADDR PORT COUNT SIZE | blast ADDR PORT SECONDS SIZE[:SIZE2]\n");
 	return 2;
 }
