@@ -47,4 +47,15 @@
 #include <net/page_pool.h>
 #endif
 
+/*
+ * Whether a NAPI instance's GRO holds no packet: none in its hash (being
+ * merged) and none in its list (merged, waiting for the poll's end).
+ * napi_struct's fields, the same in 6.1 and 6.12; read only by the poll
+ * that owns them.
+ */
+static inline bool ipoib_napi_gro_empty(const struct napi_struct *napi)
+{
+	return !napi->gro_bitmask && !napi->rx_count;
+}
+
 #endif /* IPOIB_COMPAT_H */

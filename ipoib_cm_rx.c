@@ -239,9 +239,10 @@ static void rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		ipoib_count(priv, IPOIB_CNT_CM_RX_DROP_NO_MEM);
 		atomic_long_inc(&priv->rx_dropped);
 	}
-	rx_post(priv, conn, buf);
+	/* Up first, as the peer waits for it; the SRQ has buffers to spare. */
 	if (skb)
 		rx_deliver(conn, skb, wc);
+	rx_post(priv, conn, buf);
 }
 
 /*

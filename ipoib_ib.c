@@ -150,9 +150,22 @@ static void rx_note_sender_lid(struct ipoib_dev *priv, struct sk_buff *skb,
 }
 
 /*
+ * A small packet seldom merges with anything, and GRO would hold it until
+ * the poll ends: when GRO holds nothing it goes up at once.  Otherwise it
+ * queues behind what GRO holds, so that a flow stays in order.
+ */
+static void rx_hand_up(struct napi_struct *napi, struct sk_buff *skb)
+{
+	if (skb->len <= IPOIB_RX_COPYBREAK && ipoib_napi_gro_empty(napi))
+		netif_receive_skb(skb);
+	else
+		napi_gro_receive(napi, skb);
+}
+
+/*
  * From a NAPI poll, the UD one or connected mode's: skb->data at the IPoIB
- * header, the sender's pseudo header before it.  To the stack through
- * GRO, counted; false when dropped (and counted as such).
+ * header, the sender's pseudo header before it.  To the stack, counted;
+ * false when dropped (and counted as such).
  */
 bool ipoib_rx_to_stack(struct ipoib_dev *priv, struct sk_buff *skb,
 		       unsigned char pkt_type, const struct ib_wc *wc,
@@ -187,7 +200,7 @@ bool ipoib_rx_to_stack(struct ipoib_dev *priv, struct sk_buff *skb,
 	if (pkt_type != PACKET_HOST)
 		stats->multicast++;
 	u64_stats_update_end(&stats->syncp);
-	napi_gro_receive(napi, skb);
+	rx_hand_up(napi, skb);
 	return true;
 }
 
