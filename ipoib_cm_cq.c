@@ -12,7 +12,8 @@
  *
  * One NAPI instance polls every CQ of the interface, a batch from each in
  * turn, and calls each completion's handler (wr_cqe->done): receives go
- * to the stack through GRO.  The list of CQs is read under RCU there.
+ * to the stack as UD's do (ipoib_rx_to_stack).  The list of CQs is read
+ * under RCU there.
  */
 #include "ipoib_cm.h"
 
