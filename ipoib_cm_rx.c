@@ -239,7 +239,7 @@ static void rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		ipoib_count(priv, IPOIB_CNT_CM_RX_DROP_NO_MEM);
 		atomic_long_inc(&priv->rx_dropped);
 	}
-	/* Up first, as the peer waits for it; the SRQ has buffers to spare. */
+	/* Up first, as the peer waits for it; others stay posted meanwhile. */
 	if (skb)
 		rx_deliver(conn, skb, wc);
 	rx_post(priv, conn, buf);
