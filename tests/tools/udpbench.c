@@ -12,10 +12,9 @@
  *
  * Each prints one line of name=value pairs for the bench to parse.  blast
  * numbers its datagrams and sink counts those that came after a later one
- * (reordered=).  echo
- * and rr spin on their socket rather than sleep: in a TCG guest a sleeping
- * task may wait for the next timer tick to run again, and the figure would
- * be the tick, not the network path.
+ * (reordered=).  echo and rr spin on their socket rather than sleep: in a
+ * TCG guest a sleeping task may wait for the next timer tick to run again,
+ * and the figure would be the tick, not the network path.
  */
 #include <arpa/inet.h>
 #include <errno.h>
