@@ -282,16 +282,22 @@ bench_hosts() {
 	done
 }
 
-# bench_each ROUND FUNCTION TAG: FUNCTION TAG WHO ROUND SRV ADDR CLI for
-# ours and the in-tree driver, in the round's order; n/a for a driver left
-# out by bench_hosts.
+# bench_each ROUND TAG FUNCTION...: each FUNCTION TAG WHO ROUND SRV ADDR
+# CLI in turn for one driver, then all of them for the other, in the
+# round's order; n/a for a driver left out by bench_hosts.  One driver's
+# runs stay together so that each measurement follows the same run of its
+# own driver: a request/response run right after the other driver's TCP
+# was a quarter to a half slower, for either driver (tests/bench/README.md).
 bench_each() {
-	local r=$1 fn=$2 tag=$3 who
+	local r=$1 tag=$2 who fn
+	shift 2
 	for who in $(order "$r" ours intree); do
-		if [[ " $BENCH_WHO " == *" $who "* ]]; then
-			"$fn" "$tag" "$who" "$r" "${SRV[$who]}" "${ADDR[$who]}" "${CLI[$who]}"
-		else
-			"$fn" "$tag" "$who" "$r" - - -
-		fi
+		for fn in "$@"; do
+			if [[ " $BENCH_WHO " == *" $who "* ]]; then
+				"$fn" "$tag" "$who" "$r" "${SRV[$who]}" "${ADDR[$who]}" "${CLI[$who]}"
+			else
+				"$fn" "$tag" "$who" "$r" - - -
+			fi
+		done
 	done
 }

@@ -21,7 +21,6 @@ bench_hosts connected 65520
 
 for r in $(seq "$BENCH_ROUNDS"); do
 	step "round $r of $BENCH_ROUNDS"
-	bench_each "$r" bench_tcp cm
-	bench_each "$r" bench_rr cm
+	bench_each "$r" cm bench_tcp bench_rr
 done
 pass

@@ -26,9 +26,7 @@ modprobe sibperf
 
 for r in $(seq "$BENCH_ROUNDS"); do
 	step "round $r of $BENCH_ROUNDS"
-	bench_each "$r" bench_tcp 2k
-	bench_each "$r" bench_udp 2k
-	bench_each "$r" bench_rr 2k
+	bench_each "$r" 2k bench_tcp bench_udp bench_rr
 	bench_tcp veth ref "$r" v2 10.63.0.2 v1
 	bench_udp veth ref "$r" v2 10.63.0.2 v1
 	bench_rr veth ref "$r" v2 10.63.0.2 v1

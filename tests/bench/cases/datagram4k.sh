@@ -23,6 +23,6 @@ bench_hosts "" 4092
 
 for r in $(seq "$BENCH_ROUNDS"); do
 	step "round $r of $BENCH_ROUNDS"
-	bench_each "$r" bench_tcp 4k
+	bench_each "$r" 4k bench_tcp
 done
 pass
