@@ -168,9 +168,9 @@ bench_udp() {
 }
 
 # bench_rr TAG WHO ROUND SRV ADDR CLI: UDP ping-pong, one 64-byte request
-# at a time, BENCH_RR of them, so that what ran just before (a TCP run)
-# does not make the figure; lat50_TAG and lat99_TAG in microseconds, and
-# lat1k_TAG, the median of the first 1,000 alone: that start on its own.
+# at a time, BENCH_RR of them (seconds, as a TCP run, not a tenth of one);
+# lat50_TAG and lat99_TAG in microseconds, and lat1k_TAG, the median of the
+# first 1,000 alone, the bench's run length until 77f674a.
 bench_rr() {
 	local tag=$1 who=$2 r=$3 srv=$4 addr=$5 cli=$6 pid out
 	[ "$4" != - ] || { na "$2" "$3" "lat50_$tag" "lat99_$tag" "lat1k_$tag"; return; }
@@ -286,8 +286,9 @@ bench_hosts() {
 # CLI in turn for one driver, then all of them for the other, in the
 # round's order; n/a for a driver left out by bench_hosts.  One driver's
 # runs stay together so that each measurement follows the same run of its
-# own driver: a request/response run right after the other driver's TCP
-# was a quarter to a half slower, for either driver (tests/bench/README.md).
+# own driver: right after the other driver's TCP, request/response runs
+# were up to half again slower (tests/bench/README.md, "The order of the
+# runs").
 bench_each() {
 	local r=$1 tag=$2 who fn
 	shift 2

@@ -30,7 +30,7 @@
 #include <unistd.h>
 
 #define MAX_SIZE 65507
-/* What a short run would have measured: the start, right after idle. */
+/* The bench's former run length: how a run starts, on its own. */
 #define RR_FIRST 1000
 
 static char buf[MAX_SIZE];
