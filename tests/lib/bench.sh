@@ -290,15 +290,14 @@ bench_hosts() {
 # were up to half again slower (tests/bench/README.md, "The order of the
 # runs").
 bench_each() {
-	local r=$1 tag=$2 who fn
+	local r=$1 tag=$2 who fn hosts
 	shift 2
 	for who in $(order "$r" ours intree); do
+		hosts=(- - -)
+		[[ " $BENCH_WHO " != *" $who "* ]] ||
+			hosts=("${SRV[$who]}" "${ADDR[$who]}" "${CLI[$who]}")
 		for fn in "$@"; do
-			if [[ " $BENCH_WHO " == *" $who "* ]]; then
-				"$fn" "$tag" "$who" "$r" "${SRV[$who]}" "${ADDR[$who]}" "${CLI[$who]}"
-			else
-				"$fn" "$tag" "$who" "$r" - - -
-			fi
+			"$fn" "$tag" "$who" "$r" "${hosts[@]}"
 		done
 	done
 }

@@ -138,7 +138,7 @@ static int mode_rr(const char *addr, const char *port, long count, long size)
 	qsort(rtt, got, sizeof(*rtt), cmp_double);
 	printf("rr count=%ld lost=%ld median_us=%.1f p99_us=%.1f first=%ld first_median_us=%.1f\n",
 	       got, lost, rtt[got / 2],
-	       rtt[(got * 99) / 100 < got ? (got * 99) / 100 : got - 1],
+	       rtt[got * 99 / 100],
 	       first, first_median);
 	free(rtt);
 	return 0;
