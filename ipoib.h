@@ -485,6 +485,7 @@ int ipoib_ud_send(struct ipoib_dev *priv, struct sk_buff *skb,
 int ipoib_poll(struct napi_struct *napi, int budget);
 void ipoib_rx_completion(struct ib_cq *cq, void *ctx);
 void ipoib_tx_completion(struct ib_cq *cq, void *ctx);
+struct sk_buff *ipoib_rx_small_skb(struct ipoib_dev *priv, unsigned int len);
 bool ipoib_rx_to_stack(struct ipoib_dev *priv, struct sk_buff *skb,
 		       unsigned char pkt_type, const struct ib_wc *wc,
 		       struct napi_struct *napi);

@@ -170,7 +170,7 @@ static struct sk_buff *rx_copy(struct ipoib_dev *priv,
 			       const struct ipoib_cm_rx_buf *buf,
 			       unsigned int len)
 {
-	struct sk_buff *skb = napi_alloc_skb(&priv->cm->napi, len);
+	struct sk_buff *skb = ipoib_rx_small_skb(priv, len);
 
 	BUILD_BUG_ON(IPOIB_RX_COPYBREAK > IPOIB_CM_HEAD_SIZE);
 	if (unlikely(!skb))

@@ -150,6 +150,18 @@ static void rx_note_sender_lid(struct ipoib_dev *priv, struct sk_buff *skb,
 }
 
 /*
+ * The skb a small packet is copied into, with a kmalloc'd head: on 6.1,
+ * napi_alloc_skb() cuts heads this small from a page of their own, a new
+ * page (zeroed under init_on_alloc, Debian's default) every fourth packet,
+ * and that cost connected-mode request/response 3% (tests/bench/README.md,
+ * "Request/response, both drivers at once").
+ */
+struct sk_buff *ipoib_rx_small_skb(struct ipoib_dev *priv, unsigned int len)
+{
+	return netdev_alloc_skb_ip_align(priv->dev, len);
+}
+
+/*
  * A small packet seldom merges with anything, and GRO would hold it until
  * the poll ends: when GRO holds nothing it goes up at once.  Otherwise it
  * queues behind what GRO holds, so that a flow stays in order.
@@ -234,7 +246,7 @@ static struct sk_buff *rx_copy(struct ipoib_dev *priv,
 			       const struct ipoib_rx_slot *slot,
 			       unsigned int len)
 {
-	struct sk_buff *skb = napi_alloc_skb(&priv->napi, len);
+	struct sk_buff *skb = ipoib_rx_small_skb(priv, len);
 	u64 addr = slot->mapping + IPOIB_RX_HEADROOM;
 
 	if (unlikely(!skb))
