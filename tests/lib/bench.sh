@@ -27,6 +27,15 @@ bench_port=5300
 
 result() { echo "BENCH $1 $2 $3 ${4:-n/a}"; }
 
+# na WHO ROUND METRIC...: WHO has no figure for these this round.
+na() {
+	local who=$1 r=$2 m
+	shift 2
+	for m in "$@"; do
+		result "$m" "$who" "$r" ""
+	done
+}
+
 # bench_info WHO [PARAMETERS...]: the ring sizes WHO's driver runs with,
 # as it reports them in sysfs, and the parameters it was loaded with, for
 # the report to print under the table.
@@ -185,6 +194,37 @@ bench_rr() {
 	result "lat50_$tag" "$who" "$r" "$(echo "$out" | sed -n 's/.* median_us=\([0-9.]*\).*/\1/p')"
 	result "lat99_$tag" "$who" "$r" "$(echo "$out" | sed -n 's/.*p99_us=\([0-9.]*\).*/\1/p')"
 	result "lat1k_$tag" "$who" "$r" "$(echo "$out" | sed -n 's/.*first_median_us=\([0-9.]*\).*/\1/p')"
+}
+
+# bench_rr_both TAG ROUND: request/response on both drivers' hosts at once
+# (pairrr): BENCH_RR round trips on each, one on ours, one on the in-tree
+# driver's, and so on, so that both see the same moments of a VM whose
+# speed drifts by a third from run to run: measured one after the other,
+# that drift passes for a gap between the drivers ("Request/response, both
+# drivers at once" in tests/bench/README.md).  lat50b_TAG and lat99b_TAG
+# per driver, in microseconds; whose sockets come first flips each round.
+bench_rr_both() {
+	local tag=$1 r=$2 a b pid out who
+	if [[ " $BENCH_WHO " != *" ours "* || " $BENCH_WHO " != *" intree "* ]]; then
+		for who in ours intree; do
+			na "$who" "$r" "lat50b_$tag" "lat99b_$tag"
+		done
+		return
+	fi
+	read -r a b <<<"$(order "$r" ours intree)"
+	pairrr echo "${SRV[$a]}" "${SRV[$b]}" 9002 &
+	pid=$!
+	wait_for 10 udp_bound "${SRV[$a]}" 9002 && wait_for 10 udp_bound "${SRV[$b]}" 9002 ||
+		echo "bench_rr_both: the echo is not listening" >&2
+	out=$(timeout 120 pairrr rr "${CLI[$a]}" "${ADDR[$a]}" "${CLI[$b]}" "${ADDR[$b]}" \
+		9002 "$BENCH_RR" 64) || out=
+	kill "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+	echo "both ($a first): $out" >&2
+	result "lat50b_$tag" "$a" "$r" "$(echo "$out" | sed -n 's/.* a_median_us=\([0-9.]*\).*/\1/p')"
+	result "lat50b_$tag" "$b" "$r" "$(echo "$out" | sed -n 's/.* b_median_us=\([0-9.]*\).*/\1/p')"
+	result "lat99b_$tag" "$a" "$r" "$(echo "$out" | sed -n 's/.* a_p99_us=\([0-9.]*\).*/\1/p')"
+	result "lat99b_$tag" "$b" "$r" "$(echo "$out" | sed -n 's/.* b_p99_us=\([0-9.]*\).*/\1/p')"
 }
 
 # mem_kib: kernel memory in use, KiB: what is neither free nor page cache

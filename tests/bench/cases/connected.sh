@@ -3,7 +3,8 @@
 #
 # Benchmark, connected mode (RC through ib_cm), MTU 65520: TCP with 1 and
 # 4 streams and its CPU cost, UDP request/response latency; ours and the
-# in-tree driver in turn.  A driver that refuses connected mode gets n/a.
+# in-tree driver in turn, then request/response on both at once.  A
+# driver that refuses connected mode gets n/a.
 #
 #   o1 ours(sib0) ==RC== o2 ours(sib1)    i1 in-tree(sib2) ==RC== i2 in-tree(sib3)
 #
@@ -22,5 +23,6 @@ bench_hosts connected 65520
 for r in $(seq "$BENCH_ROUNDS"); do
 	step "round $r of $BENCH_ROUNDS"
 	bench_each "$r" cm bench_tcp bench_rr
+	bench_rr_both cm "$r"
 done
 pass
