@@ -27,6 +27,9 @@ bench_port=5300
 
 result() { echo "BENCH $1 $2 $3 ${4:-n/a}"; }
 
+# field LINE NAME: the number after " NAME=" in a tool's LINE of results.
+field() { echo "$1" | sed -n "s/.* $2=\([0-9.]*\).*/\1/p"; }
+
 # na WHO ROUND METRIC...: WHO has no figure for these this round.
 na() {
 	local who=$1 r=$2 m
@@ -191,9 +194,9 @@ bench_rr() {
 	kill "$pid" 2>/dev/null || true
 	wait "$pid" 2>/dev/null || true
 	echo "$out" >&2
-	result "lat50_$tag" "$who" "$r" "$(echo "$out" | sed -n 's/.* median_us=\([0-9.]*\).*/\1/p')"
-	result "lat99_$tag" "$who" "$r" "$(echo "$out" | sed -n 's/.*p99_us=\([0-9.]*\).*/\1/p')"
-	result "lat1k_$tag" "$who" "$r" "$(echo "$out" | sed -n 's/.*first_median_us=\([0-9.]*\).*/\1/p')"
+	result "lat50_$tag" "$who" "$r" "$(field "$out" median_us)"
+	result "lat99_$tag" "$who" "$r" "$(field "$out" p99_us)"
+	result "lat1k_$tag" "$who" "$r" "$(field "$out" first_median_us)"
 }
 
 # bench_rr_both TAG ROUND: request/response on both drivers' hosts at once
@@ -221,10 +224,10 @@ bench_rr_both() {
 	kill "$pid" 2>/dev/null || true
 	wait "$pid" 2>/dev/null || true
 	echo "both ($a first): $out" >&2
-	result "lat50b_$tag" "$a" "$r" "$(echo "$out" | sed -n 's/.* a_median_us=\([0-9.]*\).*/\1/p')"
-	result "lat50b_$tag" "$b" "$r" "$(echo "$out" | sed -n 's/.* b_median_us=\([0-9.]*\).*/\1/p')"
-	result "lat99b_$tag" "$a" "$r" "$(echo "$out" | sed -n 's/.* a_p99_us=\([0-9.]*\).*/\1/p')"
-	result "lat99b_$tag" "$b" "$r" "$(echo "$out" | sed -n 's/.* b_p99_us=\([0-9.]*\).*/\1/p')"
+	result "lat50b_$tag" "$a" "$r" "$(field "$out" a_median_us)"
+	result "lat50b_$tag" "$b" "$r" "$(field "$out" b_median_us)"
+	result "lat99b_$tag" "$a" "$r" "$(field "$out" a_p99_us)"
+	result "lat99b_$tag" "$b" "$r" "$(field "$out" b_p99_us)"
 }
 
 # mem_kib: kernel memory in use, KiB: what is neither free nor page cache

@@ -13,14 +13,16 @@
  * makes COUNT pairs of round trips, the path that goes first swapping
  * from pair to pair, and prints each path's median and 99th percentile,
  * in how many pairs A was the faster, and the pairs lost (a request with
- * no answer within a second; neither of its pair counts).  Both spin on
- * their sockets, as udpbench does.
+ * no answer within a second; neither of its pair counts).  Requests carry
+ * a number, so that an answer that comes late is not taken for the next
+ * one's.  Both spin on their sockets, as udpbench does.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <sched.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,21 +110,30 @@ static int cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* One round trip on fd to sin; seconds, or -1 after a second of nothing. */
-static double round_trip(int fd, const struct sockaddr_in *sin, int size)
+/*
+ * Round trip number seq on fd to sin: seconds, or -1 after a second
+ * without its answer.
+ */
+static double round_trip(int fd, const struct sockaddr_in *sin, int size,
+			 uint32_t seq)
 {
-	double t0 = now(), t;
+	double t0 = now();
+	uint32_t got;
 
+	memcpy(buf, &seq, sizeof(seq));
 	if (sendto(fd, buf, size, 0, (const struct sockaddr *)sin,
 		   sizeof(*sin)) != size) {
 		perror("sendto");
 		exit(1);
 	}
 	for (;;) {
-		if (recv(fd, buf, sizeof(buf), MSG_DONTWAIT) > 0)
-			return now() - t0;
-		t = now();
-		if (t - t0 > 1)
+		if (recv(fd, buf, sizeof(buf), MSG_DONTWAIT) >=
+		    (ssize_t)sizeof(got)) {
+			memcpy(&got, buf, sizeof(got));
+			if (got == seq)
+				return now() - t0;
+		}
+		if (now() - t0 > 1)
 			return -1;
 	}
 }
@@ -136,9 +147,9 @@ static int mode_rr(char **argv)
 	double *rtt[2], r[2];
 	int got = 0, a_faster = 0, i, k, w;
 
-	if (count < 1 || size < 1 || size > MAX_SIZE) {
-		fprintf(stderr, "pairrr: COUNT from 1, SIZE from 1 to %d\n",
-			MAX_SIZE);
+	if (count < 1 || size < (int)sizeof(uint32_t) || size > MAX_SIZE) {
+		fprintf(stderr, "pairrr: COUNT from 1, SIZE from %zu to %d\n",
+			sizeof(uint32_t), MAX_SIZE);
 		return 2;
 	}
 	rtt[0] = calloc(count, sizeof(double));
@@ -150,7 +161,7 @@ static int mode_rr(char **argv)
 	for (i = 0; i < count; i++) {
 		for (k = 0; k < 2; k++) {
 			w = (i + k) & 1;
-			r[w] = round_trip(fd[w], &sin[w], size);
+			r[w] = round_trip(fd[w], &sin[w], size, i);
 		}
 		if (r[0] < 0 || r[1] < 0)
 			continue;
