@@ -176,8 +176,10 @@ static int mode_rr(char **argv)
 	}
 	for (w = 0; w < 2; w++)
 		qsort(rtt[w], got, sizeof(double), cmp);
-	printf("pairrr count=%d lost=%d a_median_us=%.1f b_median_us=%.1f a_p99_us=%.1f b_p99_us=%.1f a_faster=%d\n",
-	       count, count - got, rtt[0][got / 2] * 1e6, rtt[1][got / 2] * 1e6,
+	printf("pairrr count=%d lost=%d", count, count - got);
+	printf(" a_median_us=%.1f b_median_us=%.1f", rtt[0][got / 2] * 1e6,
+	       rtt[1][got / 2] * 1e6);
+	printf(" a_p99_us=%.1f b_p99_us=%.1f a_faster=%d\n",
 	       rtt[0][got * 99 / 100] * 1e6, rtt[1][got * 99 / 100] * 1e6,
 	       a_faster);
 	return 0;
