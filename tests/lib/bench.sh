@@ -158,6 +158,21 @@ bench_tcp() {
 	result "tcp4_$tag" "$who" "$r" "${out% *}"
 }
 
+# bench_tcp_irq TAG WHO ROUND SRV ADDR CLI: one TCP stream again with the
+# fabric raising completion events as interrupts on the CQ's vector CPU
+# (sib cq_irq=1), as an HCA does, instead of in the sender's context:
+# tcp1i_TAG and cpui_TAG.  Inline, the receiver's poll runs on the
+# sending CPU; this shows whether a ratio depends on that.
+bench_tcp_irq() {
+	local tag=$1 who=$2 r=$3 out param=/sys/module/sib/parameters/cq_irq
+	[ "$4" != - ] || { na "$2" "$3" "tcp1i_$tag" "cpui_$tag"; return; }
+	echo 1 >"$param"
+	out=$(tcp_run "$4" "$5" "$6" 1)
+	echo 0 >"$param"
+	result "tcp1i_$tag" "$who" "$r" "${out% *}"
+	result "cpui_$tag" "$who" "$r" "${out#* }"
+}
+
 # bench_udp TAG WHO ROUND SRV ADDR CLI: 64-byte datagrams as fast as the
 # sender can, counted by the receiving program (udp64_TAG, packets/s).
 bench_udp() {

@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Benchmark, connected mode (RC through ib_cm), MTU 65520: TCP with 1 and
-# 4 streams and its CPU cost, UDP request/response latency; ours and the
-# in-tree driver in turn, then request/response on both at once.  A
-# driver that refuses connected mode gets n/a.
+# 4 streams and its CPU cost, UDP request/response latency, one stream
+# again with completion events as interrupts; ours and the in-tree driver
+# in turn, then request/response on both at once.  A driver that refuses
+# connected mode gets n/a.
 #
 #   o1 ours(sib0) ==RC== o2 ours(sib1)    i1 in-tree(sib2) ==RC== i2 in-tree(sib3)
 #
@@ -22,7 +23,7 @@ bench_hosts connected 65520
 
 for r in $(seq "$BENCH_ROUNDS"); do
 	step "round $r of $BENCH_ROUNDS"
-	bench_each "$r" cm bench_tcp bench_rr
+	bench_each "$r" cm bench_tcp bench_rr bench_tcp_irq
 	bench_rr_both cm "$r"
 done
 pass
