@@ -441,6 +441,12 @@ static inline void ipoib_neigh_touch(struct ipoib_neigh *neigh)
 		WRITE_ONCE(neigh->last_used, jiffies);
 }
 
+/* Inline: the send path asserts it twice a packet. */
+static inline void ipoib_assert_tx_locked(struct ipoib_dev *priv)
+{
+	lockdep_assert_held(&netdev_get_tx_queue(priv->dev, 0)->_xmit_lock);
+}
+
 static inline bool ipoib_is_child(const struct ipoib_dev *priv)
 {
 	return priv->parent;
@@ -517,7 +523,6 @@ int ipoib_tx_ring_init(struct ipoib_tx_ring *ring, unsigned int size,
 		       gfp_t gfp);
 void ipoib_tx_ring_discard(struct ipoib_dev *priv, struct ipoib_tx_ring *ring);
 void ipoib_tx_ring_free(struct ipoib_tx_ring *ring);
-void ipoib_assert_tx_locked(struct ipoib_dev *priv);
 struct ipoib_tx_slot *ipoib_tx_claim(struct ipoib_dev *priv,
 				     struct ipoib_tx_ring *ring,
 				     struct sk_buff *skb);

@@ -132,12 +132,6 @@ static const char *conn_state_name(enum ipoib_cm_state s)
 	}
 }
 
-void ipoib_cm_touch(struct ipoib_cm_conn *conn)
-{
-	if (time_after(jiffies, READ_ONCE(conn->last_used)))
-		WRITE_ONCE(conn->last_used, jiffies);
-}
-
 static void conn_work(struct work_struct *work);
 
 /* NULL when out of memory or at the no-SRQ limit. */

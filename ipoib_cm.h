@@ -162,7 +162,6 @@ struct ipoib_cm_conn *ipoib_cm_conn_start(struct ipoib_dev *priv,
 					  const struct ipoib_neigh *neigh);
 struct ipoib_cm_conn *ipoib_cm_find_sendable(struct ipoib_dev *priv,
 					     const u8 *peer);
-void ipoib_cm_touch(struct ipoib_cm_conn *conn);
 
 /* ipoib_cm_tx.c */
 unsigned int ipoib_cm_sq_size(const struct ipoib_cm_conn *conn);
@@ -187,6 +186,13 @@ void ipoib_cm_rx_ring_free(struct ipoib_cm_conn *conn);
 static inline struct ipoib_cm_dev *ipoib_cm(const struct ipoib_dev *priv)
 {
 	return priv->cm;
+}
+
+/* Traffic keeps a connection from being reaped; written once a tick. */
+static inline void ipoib_cm_touch(struct ipoib_cm_conn *conn)
+{
+	if (time_after(jiffies, READ_ONCE(conn->last_used)))
+		WRITE_ONCE(conn->last_used, jiffies);
 }
 
 #endif /* IPOIB_CM_H */

@@ -126,11 +126,6 @@ void ipoib_tx_ring_free(struct ipoib_tx_ring *ring)
 	ring->slots = NULL;
 }
 
-void ipoib_assert_tx_locked(struct ipoib_dev *priv)
-{
-	lockdep_assert_held(&netdev_get_tx_queue(priv->dev, 0)->_xmit_lock);
-}
-
 /*
  * The slot the next post goes into.  NULL, with the packet dropped and
  * counted, when the ring is full: callers check for room first, so that
