@@ -434,11 +434,20 @@ static inline void ipoib_count(struct ipoib_dev *priv, enum ipoib_counter c)
 	atomic_long_inc(&priv->counters[c]);
 }
 
-/* Traffic keeps a neighbour alive; written at most once a tick. */
+/*
+ * A last-used stamp that traffic keeps fresh: written at most once a
+ * tick, so packets on other CPUs do not keep dirtying its cache line.
+ */
+static inline void ipoib_stamp_used(unsigned long *last_used)
+{
+	if (time_after(jiffies, READ_ONCE(*last_used)))
+		WRITE_ONCE(*last_used, jiffies);
+}
+
+/* Traffic keeps a neighbour alive. */
 static inline void ipoib_neigh_touch(struct ipoib_neigh *neigh)
 {
-	if (time_after(jiffies, READ_ONCE(neigh->last_used)))
-		WRITE_ONCE(neigh->last_used, jiffies);
+	ipoib_stamp_used(&neigh->last_used);
 }
 
 /* Inline: the send path asserts it twice a packet. */

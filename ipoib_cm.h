@@ -188,11 +188,10 @@ static inline struct ipoib_cm_dev *ipoib_cm(const struct ipoib_dev *priv)
 	return priv->cm;
 }
 
-/* Traffic keeps a connection from being reaped; written once a tick. */
+/* Traffic keeps a connection from being reaped. */
 static inline void ipoib_cm_touch(struct ipoib_cm_conn *conn)
 {
-	if (time_after(jiffies, READ_ONCE(conn->last_used)))
-		WRITE_ONCE(conn->last_used, jiffies);
+	ipoib_stamp_used(&conn->last_used);
 }
 
 #endif /* IPOIB_CM_H */

@@ -162,13 +162,15 @@ bench_tcp() {
 # fabric raising completion events as interrupts on the CQ's vector CPU
 # (sib cq_irq=1), as an HCA does, instead of in the sender's context:
 # tcp1i_TAG and cpui_TAG.  Inline, the receiver's poll runs on the
-# sending CPU; this shows whether a ratio depends on that.
+# sending CPU; this shows whether a ratio depends on that.  The mode the
+# fabric was in is put back after.
 bench_tcp_irq() {
-	local tag=$1 who=$2 r=$3 out param=/sys/module/sib/parameters/cq_irq
+	local tag=$1 who=$2 r=$3 out param=/sys/module/sib/parameters/cq_irq was
 	[ "$4" != - ] || { na "$2" "$3" "tcp1i_$tag" "cpui_$tag"; return; }
+	was=$(cat "$param")
 	echo 1 >"$param"
 	out=$(tcp_run "$4" "$5" "$6" 1)
-	echo 0 >"$param"
+	echo "$was" >"$param"
 	result "tcp1i_$tag" "$who" "$r" "${out% *}"
 	result "cpui_$tag" "$who" "$r" "${out#* }"
 }
