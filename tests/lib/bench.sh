@@ -121,16 +121,17 @@ profiled() {
 	return "$ret"
 }
 
-# tcp_run SRV ADDR CLI STREAMS: iperf3 from CLI to a server in SRV; prints
+# tcp_run SRV ADDR CLI STREAMS [CPU_CLIENT,CPU_SERVER]: iperf3 from CLI to
+# a server in SRV, its two ends pinned to those CPUs if given; prints
 # "MBIT_PER_S CPU_SECONDS_PER_GB" (received bytes, CPU time of the whole VM:
 # both ends run in it), or nothing when iperf3 failed.
 tcp_run() {
-	local srv=$1 addr=$2 cli=$3 n=$4 json b0 b1 d0 t0 port=$((bench_port += 1))
+	local srv=$1 addr=$2 cli=$3 n=$4 pin=${5:-} json b0 b1 d0 t0 port=$((bench_port += 1))
 	iperf_server "$srv" -B "$addr" -p "$port" || return 0
 	d0=$(fabric_drops) t0=$(retransmits "$cli")
 	b0=$(cpu_busy)
 	json=$(ip netns exec "$cli" timeout $((BENCH_SECS + 20)) \
-		iperf3 -c "$addr" -p "$port" -J -t "$BENCH_SECS" -P "$n" 2>&1) ||
+		iperf3 -c "$addr" -p "$port" -J -t "$BENCH_SECS" -P "$n" ${pin:+-A "$pin"} 2>&1) ||
 		{ echo "tcp_run: iperf3 to $addr failed: $(echo "$json" | grep error)" >&2; return 0; }
 	b1=$(cpu_busy)
 	echo "tcp_run: $n streams to $addr: $(($(fabric_drops) - d0)) packets the fabric" \
@@ -160,19 +161,25 @@ bench_tcp() {
 
 # bench_tcp_irq TAG WHO ROUND SRV ADDR CLI: one TCP stream again with the
 # fabric raising completion events as interrupts on the CQ's vector CPU
-# (sib cq_irq=1), as an HCA does, instead of in the sender's context:
-# tcp1i_TAG and cpui_TAG.  Inline, the receiver's poll runs on the
-# sending CPU; this shows whether a ratio depends on that.  The mode the
-# fabric was in is put back after.
+# (sib cq_irq=1), as an HCA does, instead of in the sender's context.
+# Inline, the receiver's poll runs on the sending CPU; this shows whether
+# a ratio depends on that.  Unpinned, where the scheduler put iperf3's
+# ends against the CQs' CPUs moved a round by more than the gap between
+# the drivers, so the ends are pinned to different CPUs, one way
+# (tcp1i_TAG, cpui_TAG: client on CPU 0) then the other (tcp1j_TAG,
+# cpuj_TAG).  The mode the fabric was in is put back after.
 bench_tcp_irq() {
 	local tag=$1 who=$2 r=$3 out param=/sys/module/sib/parameters/cq_irq was
-	[ "$4" != - ] || { na "$2" "$3" "tcp1i_$tag" "cpui_$tag"; return; }
+	[ "$4" != - ] || { na "$2" "$3" "tcp1i_$tag" "cpui_$tag" "tcp1j_$tag" "cpuj_$tag"; return; }
 	was=$(cat "$param")
 	echo 1 >"$param"
-	out=$(tcp_run "$4" "$5" "$6" 1)
-	echo "$was" >"$param"
+	out=$(tcp_run "$4" "$5" "$6" 1 0,1)
 	result "tcp1i_$tag" "$who" "$r" "${out% *}"
 	result "cpui_$tag" "$who" "$r" "${out#* }"
+	out=$(tcp_run "$4" "$5" "$6" 1 1,0)
+	result "tcp1j_$tag" "$who" "$r" "${out% *}"
+	result "cpuj_$tag" "$who" "$r" "${out#* }"
+	echo "$was" >"$param"
 }
 
 # bench_udp TAG WHO ROUND SRV ADDR CLI: 64-byte datagrams as fast as the
