@@ -169,16 +169,16 @@ bench_tcp() {
 # (tcp1i_TAG, cpui_TAG: client on CPU 0) then the other (tcp1j_TAG,
 # cpuj_TAG).  The mode the fabric was in is put back after.
 bench_tcp_irq() {
-	local tag=$1 who=$2 r=$3 out param=/sys/module/sib/parameters/cq_irq was
+	local tag=$1 who=$2 r=$3 out param=/sys/module/sib/parameters/cq_irq was run
 	[ "$4" != - ] || { na "$2" "$3" "tcp1i_$tag" "cpui_$tag" "tcp1j_$tag" "cpuj_$tag"; return; }
 	was=$(cat "$param")
 	echo 1 >"$param"
-	out=$(tcp_run "$4" "$5" "$6" 1 0,1)
-	result "tcp1i_$tag" "$who" "$r" "${out% *}"
-	result "cpui_$tag" "$who" "$r" "${out#* }"
-	out=$(tcp_run "$4" "$5" "$6" 1 1,0)
-	result "tcp1j_$tag" "$who" "$r" "${out% *}"
-	result "cpuj_$tag" "$who" "$r" "${out#* }"
+	# KEY_LETTER:CPU_CLIENT,CPU_SERVER
+	for run in i:0,1 j:1,0; do
+		out=$(tcp_run "$4" "$5" "$6" 1 "${run#*:}")
+		result "tcp1${run%:*}_$tag" "$who" "$r" "${out% *}"
+		result "cpu${run%:*}_$tag" "$who" "$r" "${out#* }"
+	done
 	echo "$was" >"$param"
 }
 
