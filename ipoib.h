@@ -50,7 +50,7 @@
 #define IPOIB_RETRY_MAX		(16 * HZ)
 #define IPOIB_PATH_TIMEOUT_MS	1000
 #define IPOIB_DEFAULT_QKEY	0x0000000b	/* broadcast group we create */
-#define IPOIB_TX_REAP_BATCH	16
+#define IPOIB_POLL_BATCH	16	/* completions a poll reads at once */
 #define IPOIB_RX_COPYBREAK	256	/* packets up to this are copied */
 #define IPOIB_MIN_QUEUE		64	/* ring sizes, entries */
 #define IPOIB_MAX_QUEUE		8192
@@ -373,6 +373,7 @@ struct ipoib_dev {
 
 	/* Data path. */
 	struct napi_struct napi;
+	struct ib_wc poll_wcs[IPOIB_POLL_BATCH];	/* napi's owner's */
 	struct ipoib_rx_slot *rx_ring;
 	struct ipoib_rx_pages rx_pages;	/* what rx_ring's buffers are made of */
 	struct ipoib_tx_ring tx;	/* the UD QP's */

@@ -17,8 +17,6 @@
  */
 #include "ipoib_cm.h"
 
-#define IPOIB_CM_POLL_BATCH	16
-
 /* Entries every CQ keeps for receives from the SRQ. */
 static unsigned int srq_entries(const struct ipoib_dev *priv)
 {
@@ -37,7 +35,7 @@ int ipoib_cm_poll(struct napi_struct *napi, int budget)
 {
 	struct ipoib_cm_dev *cm = container_of(napi, struct ipoib_cm_dev,
 					       napi);
-	struct ib_wc wcs[IPOIB_CM_POLL_BATCH];
+	struct ib_wc *wcs = cm->wcs;
 	struct ipoib_cm_cq *scq;
 	bool more, missed = false;
 	int done = 0;

@@ -14,7 +14,6 @@
 #include <net/gro.h>
 #include "ipoib.h"
 
-#define IPOIB_POLL_BATCH	16
 #define IPOIB_DRAIN_TIMEOUT	(5 * HZ)
 #define IPOIB_RX_HEADROOM	NET_SKB_PAD
 /* Pages the pool keeps for reuse when more come back than are taken. */
@@ -343,9 +342,20 @@ static void handle_tx(struct ipoib_dev *priv, const struct ib_wc *wc,
 	ipoib_tx_release(priv, &priv->tx, slot, budget);
 }
 
+/*
+ * The completions a poll reads go to the NAPI's own array: its poll's, or
+ * that of whoever has it disabled.  On the stack they would be zeroed on
+ * every poll by kernels that zero stack variables (Debian's do).
+ */
+static struct ib_wc *poll_wcs(struct ipoib_dev *priv)
+{
+	WARN_ON_ONCE(!test_bit(NAPI_STATE_SCHED, &priv->napi.state));
+	return priv->poll_wcs;
+}
+
 static void tx_reap(struct ipoib_dev *priv, int budget)
 {
-	struct ib_wc wcs[IPOIB_POLL_BATCH];
+	struct ib_wc *wcs = poll_wcs(priv);
 	int n, i;
 
 	do {
@@ -359,7 +369,7 @@ static void tx_reap(struct ipoib_dev *priv, int budget)
 int ipoib_poll(struct napi_struct *napi, int budget)
 {
 	struct ipoib_dev *priv = container_of(napi, struct ipoib_dev, napi);
-	struct ib_wc wcs[IPOIB_POLL_BATCH];
+	struct ib_wc *wcs = poll_wcs(priv);
 	int done = 0;
 
 	tx_reap(priv, budget);
@@ -536,7 +546,7 @@ static bool rings_empty(struct ipoib_dev *priv)
 static void drain_rings(struct ipoib_dev *priv)
 {
 	unsigned long deadline = jiffies + IPOIB_DRAIN_TIMEOUT;
-	struct ib_wc wcs[IPOIB_POLL_BATCH];
+	struct ib_wc *wcs = poll_wcs(priv);
 	unsigned int i;
 	int n, k;
 
