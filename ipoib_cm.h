@@ -83,7 +83,8 @@ struct ipoib_cm_rx_buf {
 	struct ib_cqe cqe;
 	struct sk_buff *skb;
 	struct page *pages[IPOIB_CM_RX_PAGES];
-	u64 mapping[IPOIB_CM_RX_SGE];
+	/* The head's mapping, then the pages': posted just as they are. */
+	struct ib_sge sge[IPOIB_CM_RX_SGE];
 	bool posted;
 };
 

@@ -17,7 +17,7 @@
 
 static void rx_head_unmap(struct ipoib_dev *priv, struct ipoib_cm_rx_buf *buf)
 {
-	ib_dma_unmap_single(priv->ca, buf->mapping[0], IPOIB_CM_HEAD_SIZE,
+	ib_dma_unmap_single(priv->ca, buf->sge[0].addr, IPOIB_CM_HEAD_SIZE,
 			    DMA_FROM_DEVICE);
 }
 
@@ -33,7 +33,7 @@ static void rx_free(struct ipoib_dev *priv, struct ipoib_cm_rx_buf *buf)
 	for (i = 0; i < IPOIB_CM_RX_PAGES; i++) {
 		if (buf->pages[i])
 			ipoib_rx_page_put(&priv->cm->pages, buf->pages[i],
-					  buf->mapping[i + 1]);
+					  buf->sge[i + 1].addr);
 		buf->pages[i] = NULL;
 	}
 }
@@ -85,24 +85,14 @@ static void rx_done(struct ib_cq *cq, struct ib_wc *wc);
 static int rx_post(struct ipoib_dev *priv, struct ipoib_cm_conn *conn,
 		   struct ipoib_cm_rx_buf *buf)
 {
-	struct ib_sge sge[IPOIB_CM_RX_SGE];
 	struct ib_recv_wr wr = {
 		.wr_cqe = &buf->cqe,
-		.sg_list = sge,
+		.sg_list = buf->sge,
 		.num_sge = IPOIB_CM_RX_SGE,
 	};
-	unsigned int i;
 	int ret;
 
 	buf->cqe.done = rx_done;
-	sge[0].addr = buf->mapping[0];
-	sge[0].length = IPOIB_CM_HEAD_SIZE;
-	sge[0].lkey = priv->pd->local_dma_lkey;
-	for (i = 1; i < IPOIB_CM_RX_SGE; i++) {
-		sge[i].addr = buf->mapping[i];
-		sge[i].length = PAGE_SIZE;
-		sge[i].lkey = priv->pd->local_dma_lkey;
-	}
 	buf->posted = true;
 	if (priv->cm->srq) {
 		ret = ib_post_srq_recv(priv->cm->srq, &wr, NULL);
@@ -120,10 +110,23 @@ static int rx_post(struct ipoib_dev *priv, struct ipoib_cm_conn *conn,
 	return ret;
 }
 
+/* A whole buffer, its scatter list made once: only addresses change. */
 static int rx_fill(struct ipoib_dev *priv, struct ipoib_cm_rx_buf *buf)
 {
-	return rx_alloc(priv, IPOIB_CM_RX_PAGES, NULL, &buf->skb, buf->pages,
-			buf->mapping);
+	u64 mapping[IPOIB_CM_RX_SGE];
+	unsigned int i;
+	int ret;
+
+	ret = rx_alloc(priv, IPOIB_CM_RX_PAGES, NULL, &buf->skb, buf->pages,
+		       mapping);
+	if (ret)
+		return ret;
+	for (i = 0; i < IPOIB_CM_RX_SGE; i++) {
+		buf->sge[i].addr = mapping[i];
+		buf->sge[i].length = i ? PAGE_SIZE : IPOIB_CM_HEAD_SIZE;
+		buf->sge[i].lkey = priv->pd->local_dma_lkey;
+	}
+	return 0;
 }
 
 /*
@@ -149,19 +152,19 @@ static struct sk_buff *rx_take(struct ipoib_dev *priv,
 	for (i = 0; i < npages; i++) {
 		unsigned int size = min_t(unsigned int, rest, PAGE_SIZE);
 
-		ipoib_rx_page_sync(priv, buf->mapping[i + 1], size);
+		ipoib_rx_page_sync(priv, buf->sge[i + 1].addr, size);
 		ipoib_rx_page_to_stack(&priv->cm->pages, skb,
-				       buf->mapping[i + 1]);
+				       buf->sge[i + 1].addr);
 		skb_fill_page_desc(skb, i, buf->pages[i], 0, size);
 		skb->len += size;
 		skb->data_len += size;
 		skb->truesize += PAGE_SIZE;
 		rest -= size;
 		buf->pages[i] = fresh[i];
-		buf->mapping[i + 1] = mapping[i + 1];
+		buf->sge[i + 1].addr = mapping[i + 1];
 	}
 	buf->skb = new;
-	buf->mapping[0] = mapping[0];
+	buf->sge[0].addr = mapping[0];
 	return skb;
 }
 
@@ -175,10 +178,10 @@ static struct sk_buff *rx_copy(struct ipoib_dev *priv,
 	BUILD_BUG_ON(IPOIB_RX_COPYBREAK > IPOIB_CM_HEAD_SIZE);
 	if (unlikely(!skb))
 		return NULL;
-	ib_dma_sync_single_for_cpu(priv->ca, buf->mapping[0], len,
+	ib_dma_sync_single_for_cpu(priv->ca, buf->sge[0].addr, len,
 				   DMA_FROM_DEVICE);
 	skb_put_data(skb, buf->skb->data, len);
-	ib_dma_sync_single_for_device(priv->ca, buf->mapping[0], len,
+	ib_dma_sync_single_for_device(priv->ca, buf->sge[0].addr, len,
 				      DMA_FROM_DEVICE);
 	return skb;
 }
