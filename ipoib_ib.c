@@ -102,17 +102,18 @@ static unsigned char rx_pkt_type(struct ipoib_dev *priv, struct sk_buff *skb,
 }
 
 /*
- * Softirq, skb->data at the payload: may the stack have it?  An ARP packet
- * that is not RFC 4391's, or whose sender address no packet can go to,
- * would only fill the neighbour table with addresses we cannot use.
+ * Softirq, skb->data at the payload of an ARP packet: may the stack have
+ * it?  One that is not RFC 4391's, or whose sender address no packet can
+ * go to, would only fill the neighbour table with addresses we cannot use.
+ * Out of line, as is the next: where the kernel zeroes stack variables,
+ * their buffers would otherwise be cleared for every packet.
  */
-static bool rx_acceptable(struct ipoib_dev *priv, struct sk_buff *skb)
+static noinline bool rx_arp_acceptable(struct ipoib_dev *priv,
+				       struct sk_buff *skb)
 {
 	u8 buf[IPOIB_ARP_LEN];
 	const u8 *arp;
 
-	if (likely(skb->protocol != htons(ETH_P_ARP)))
-		return true;
 	arp = skb_header_pointer(skb, 0, sizeof(buf), buf);
 	if (arp && ipoib_arp_acceptable(arp, skb->len))
 		return true;
@@ -128,14 +129,13 @@ static bool rx_acceptable(struct ipoib_dev *priv, struct sk_buff *skb)
  * LID the packet came from.  A peer whose LID changed announces itself
  * (gratuitous ARP, unsolicited NA) and so reaches us again here.
  */
-static void rx_note_sender_lid(struct ipoib_dev *priv, struct sk_buff *skb,
-			       const struct ib_wc *wc)
+static noinline void rx_note_sender_lid(struct ipoib_dev *priv,
+					struct sk_buff *skb,
+					const struct ib_wc *wc)
 {
 	u8 buf[IPOIB_ARP_FIXED_LEN + IPOIB_ALEN];
 	const u8 *gid = NULL, *arp;
 
-	if (likely(!ipoib_is_addr_resolution(skb, skb->protocol, 0)))
-		return;
 	if (wc->wc_flags & IB_WC_GRH) {
 		gid = ipoib_addr_gid(skb_mac_header(skb));
 	} else if (skb->protocol == htons(ETH_P_ARP)) {
@@ -190,12 +190,14 @@ bool ipoib_rx_to_stack(struct ipoib_dev *priv, struct sk_buff *skb,
 	skb_pull(skb, IPOIB_ENCAP_LEN);
 	skb_reset_network_header(skb);
 	skb->protocol = proto;
-	if (unlikely(!rx_acceptable(priv, skb))) {
+	if (unlikely(proto == htons(ETH_P_ARP) &&
+		     !rx_arp_acceptable(priv, skb))) {
 		atomic_long_inc(&priv->rx_dropped);
 		dev_kfree_skb_any(skb);
 		return false;
 	}
-	rx_note_sender_lid(priv, skb, wc);
+	if (unlikely(ipoib_is_addr_resolution(skb, proto, 0)))
+		rx_note_sender_lid(priv, skb, wc);
 	skb->pkt_type = pkt_type;
 	skb->dev = dev;
 	if ((wc->wc_flags & IB_WC_IP_CSUM_OK) &&
