@@ -345,13 +345,15 @@ static void handle_tx(struct ipoib_dev *priv, const struct ib_wc *wc,
 }
 
 /*
- * The completions a poll reads go to the NAPI's own array: its poll's, or
- * that of whoever has it disabled.  On the stack they would be zeroed on
+ * The completions a poll reads go to the NAPI's own array, used by whoever
+ * owns the NAPI: its poll or whoever disabled it (SCHED), or netpoll
+ * (NPSVC), which excludes the poll.  On the stack they would be zeroed on
  * every poll by kernels that zero stack variables (Debian's do).
  */
 static struct ib_wc *poll_wcs(struct ipoib_dev *priv)
 {
-	WARN_ON_ONCE(!test_bit(NAPI_STATE_SCHED, &priv->napi.state));
+	WARN_ON_ONCE(!(READ_ONCE(priv->napi.state) &
+		       (NAPIF_STATE_SCHED | NAPIF_STATE_NPSVC)));
 	return priv->poll_wcs;
 }
 
