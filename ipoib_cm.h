@@ -29,7 +29,6 @@
 					     IPOIB_CM_HEAD_SIZE, PAGE_SIZE)
 #define IPOIB_CM_RX_SGE		(IPOIB_CM_RX_PAGES + 1)
 #define IPOIB_CM_NOSRQ_RING	64	/* receives per QP without an SRQ */
-#define IPOIB_CM_POLL_BATCH	16	/* completions the poll reads at once */
 /*
  * Sends a connection has posted, at most: each holds a WQE of up to 18
  * SGEs in the HCA and a slot here, for as long as the connection lives.
@@ -153,7 +152,7 @@ struct ipoib_cm_dev {
 	struct mutex cq_lock;		/* changes to cqs; the poll reads it */
 	struct napi_struct napi;	/* polls every CQ in cqs */
 	/* The poll's alone: on the stack it would be zeroed on every poll. */
-	struct ib_wc wcs[IPOIB_CM_POLL_BATCH];
+	struct ib_wc wcs[IPOIB_POLL_BATCH];
 	struct delayed_work reap_task;
 };
 

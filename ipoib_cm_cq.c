@@ -46,7 +46,7 @@ int ipoib_cm_poll(struct napi_struct *napi, int budget)
 	do {
 		more = false;
 		list_for_each_entry_rcu(scq, &cm->cqs, link) {
-			int want = min(IPOIB_CM_POLL_BATCH, budget - done);
+			int want = min(IPOIB_POLL_BATCH, budget - done);
 			int n, i;
 
 			if (!want)
