@@ -16,6 +16,7 @@
  *   ipoib_multicast.c  groups, joins, leaves, send-only groups
  *   ipoib_events.c     port events and the flushes they call for
  *   ipoib_child.c      P_Key child interfaces
+ *   ipoib_rdma_cm.c    which interface owns an address, for rdma_cm
  *   ipoib_cm.c         connected mode (RFC 4755): connections, CM protocol
  *   ipoib_cm_tx.c      connected mode: choosing RC/UC or UD, send, PMTU
  *   ipoib_cm_rx.c      connected mode: SRQ or per-connection receive rings
@@ -627,6 +628,12 @@ int ipoib_set_mode(struct ipoib_dev *priv, bool connected,
 		   struct netlink_ext_ack *extack);
 void ipoib_cm_fallback_task(struct work_struct *work);
 void ipoib_link_task(struct work_struct *work);
+
+/* ipoib_rdma_cm.c */
+struct net_device *ipoib_rdma_cm_owner(struct ib_device *ca, u32 port,
+				       u16 pkey, const union ib_gid *gid,
+				       const struct sockaddr *addr,
+				       struct list_head *parents);
 
 /* ipoib_child.c */
 int ipoib_child_add(struct ipoib_dev *parent, u16 pkey, const char *name,

@@ -41,10 +41,23 @@ struct ipoib_ca {
 static int ipoib_add_one(struct ib_device *ca);
 static void ipoib_remove_one(struct ib_device *ca, void *client_data);
 
+/* rdma_cm asks who owns the address of a connection request. */
+static struct net_device *get_net_dev_by_params(struct ib_device *ca,
+						u32 port, u16 pkey,
+						const union ib_gid *gid,
+						const struct sockaddr *addr,
+						void *client_data)
+{
+	struct ipoib_ca *ipca = client_data;
+
+	return ipoib_rdma_cm_owner(ca, port, pkey, gid, addr, &ipca->parents);
+}
+
 static struct ib_client ipoib_client = {
 	.name = DRV_NAME,
 	.add = ipoib_add_one,
 	.remove = ipoib_remove_one,
+	.get_net_dev_by_params = get_net_dev_by_params,
 };
 
 static int check_queue_param(const char *name, unsigned int *value)
