@@ -5,6 +5,7 @@
  *   ipoib_main.c       module, ib_client, creating a port's interfaces
  *   ipoib_netdev.c     net_device ops, header ops, MTU, stats, TX timeout
  *   ipoib_xmit.c       where a packet goes; packets that waited, sent again
+ *   ipoib_netpoll.c    netpoll's (netconsole's) Ethernet frames, sent on UD
  *   ipoib_state.c      data path up and down, mode, ring resize, link task
  *   ipoib_ib.c         UD data path: rings, NAPI, send, receive
  *   ipoib_tx.c         send rings of every QP: room, mapping, queue control
@@ -581,6 +582,9 @@ void ipoib_send_staged(struct ipoib_dev *priv, struct sk_buff_head *ready);
 void ipoib_staged_drop(struct ipoib_dev *priv);
 void ipoib_drop_queue(struct ipoib_dev *priv, struct sk_buff_head *q,
 		      enum ipoib_counter why);
+
+/* ipoib_netpoll.c */
+void ipoib_netpoll_xmit(struct ipoib_dev *priv, struct sk_buff *skb);
 
 /* ipoib_neigh.c */
 int ipoib_neigh_table_init(struct ipoib_dev *priv);
