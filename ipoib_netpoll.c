@@ -16,6 +16,23 @@
 #include "ipoib.h"
 
 /*
+ * A neighbour's address without waiting for its writer: netpoll may run
+ * in an interrupt that came in on a writer on this CPU (netconsole prints
+ * from anywhere), so neither a seqlock reader that spins nor its lockdep
+ * class may be used.  A write in progress, or one while we copied, means
+ * no address this time.
+ */
+static bool neigh_ha_nowait(struct neighbour *n, u8 *ha, unsigned int len)
+{
+	unsigned int seq = raw_read_seqcount(&n->ha_lock.seqcount);
+
+	if (seq & 1)
+		return false;
+	memcpy(ha, n->ha, len);
+	return !read_seqcount_retry(&n->ha_lock.seqcount, seq);
+}
+
+/*
  * The link address the stack holds for the packet's IP destination
  * (skb->data at the IP header; netpoll's frames are linear).
  */
@@ -32,10 +49,8 @@ static bool stack_lladdr(struct net_device *dev, __be16 proto,
 	else if (proto == htons(ETH_P_IPV6) && skb_headlen(skb) >= sizeof(struct ipv6hdr))
 		n = __ipv6_neigh_lookup_noref(dev, &ipv6_hdr(skb)->daddr);
 #endif
-	if (n && (READ_ONCE(n->nud_state) & NUD_VALID)) {
-		neigh_ha_snapshot(ha, n, dev);
-		found = true;
-	}
+	if (n && (READ_ONCE(n->nud_state) & NUD_VALID))
+		found = neigh_ha_nowait(n, ha, dev->addr_len);
 	rcu_read_unlock();
 	return found;
 }
