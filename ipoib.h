@@ -5,6 +5,7 @@
  *   ipoib_main.c       module, ib_client, creating a port's interfaces
  *   ipoib_netdev.c     net_device ops, header ops, MTU, stats, TX timeout
  *   ipoib_xmit.c       where a packet goes; packets that waited, sent again
+ *   ipoib_netpoll.c    netpoll's (netconsole's) Ethernet frames, sent on UD
  *   ipoib_state.c      data path up and down, mode, ring resize, link task
  *   ipoib_ib.c         UD data path: rings, NAPI, send, receive
  *   ipoib_tx.c         send rings of every QP: room, mapping, queue control
@@ -17,6 +18,7 @@
  *   ipoib_events.c     port events and the flushes they call for
  *   ipoib_child.c      P_Key child interfaces
  *   ipoib_rdma_cm.c    which interface owns an address, for rdma_cm
+ *   ipoib_vf.c         SR-IOV VFs' GUIDs and link state, through the HCA
  *   ipoib_cm.c         connected mode (RFC 4755): connections, CM protocol
  *   ipoib_cm_tx.c      connected mode: choosing RC/UC or UD, send, PMTU
  *   ipoib_cm_rx.c      connected mode: SRQ or per-connection receive rings
@@ -581,6 +583,20 @@ void ipoib_send_staged(struct ipoib_dev *priv, struct sk_buff_head *ready);
 void ipoib_staged_drop(struct ipoib_dev *priv);
 void ipoib_drop_queue(struct ipoib_dev *priv, struct sk_buff_head *q,
 		      enum ipoib_counter why);
+
+/* ipoib_vf.c */
+int ipoib_set_vf_link_state(struct net_device *dev, int vf, int state);
+int ipoib_get_vf_config(struct net_device *dev, int vf,
+			struct ifla_vf_info *ivf);
+int ipoib_set_vf_guid(struct net_device *dev, int vf, u64 guid, int type);
+int ipoib_get_vf_guid(struct net_device *dev, int vf,
+		      struct ifla_vf_guid *node_guid,
+		      struct ifla_vf_guid *port_guid);
+int ipoib_get_vf_stats(struct net_device *dev, int vf,
+		       struct ifla_vf_stats *stats);
+
+/* ipoib_netpoll.c */
+void ipoib_netpoll_xmit(struct ipoib_dev *priv, struct sk_buff *skb);
 
 /* ipoib_neigh.c */
 int ipoib_neigh_table_init(struct ipoib_dev *priv);

@@ -101,8 +101,13 @@ struct net_device *ipoib_create_netdev(struct ib_device *ca, u32 port,
 		/* Compatibility: dev_id used to carry the port, too. */
 		dev->dev_port = port - 1;
 		dev->dev_id = port - 1;
+		/*
+		 * Only the main interface hangs off the HCA, as in-tree: udev
+		 * rules that match the port's GID with DRIVERS=="?*" (rdma-core's
+		 * persistent naming example) must not match its children too.
+		 */
+		SET_NETDEV_DEV(dev, ca->dev.parent);
 	}
-	SET_NETDEV_DEV(dev, ca->dev.parent);
 	return dev;
 }
 

@@ -372,6 +372,11 @@ static const struct net_device_ops ipoib_netdev_ops = {
 	.ndo_fix_features = ipoib_fix_features,
 	.ndo_set_rx_mode = ipoib_set_rx_mode,
 	.ndo_get_iflink = ipoib_get_iflink,
+	.ndo_set_vf_link_state = ipoib_set_vf_link_state,
+	.ndo_get_vf_config = ipoib_get_vf_config,
+	.ndo_get_vf_stats = ipoib_get_vf_stats,
+	.ndo_get_vf_guid = ipoib_get_vf_guid,
+	.ndo_set_vf_guid = ipoib_set_vf_guid,
 };
 
 void ipoib_setup(struct net_device *dev)

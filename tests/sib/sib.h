@@ -749,4 +749,8 @@ void sib_debugfs_exit(void);
 void sib_debugfs_add_device(struct sib_dev *sdev);
 void sib_debugfs_remove_device(struct sib_dev *sdev);
 
+/* SR-IOV VFs' GUIDs and link state, as a PF manages them (sib_vf.c). */
+void sib_vf_init(struct sib_dev *sdev);
+void sib_vf_debugfs(struct sib_dev *sdev, struct dentry *dir);
+
 #endif /* SIB_H */

@@ -13,6 +13,7 @@
  *                                      (sm=builtin)
  *   sa_groups                          the SA's multicast groups and members
  *   ports                              one line per port
+ *   sibN/vfs                           each port's SR-IOV VFs (sib_vf.c)
  *   sibN/portP/state                   ACTIVE, ARMED, INIT or DOWN; write up
  *                                      or down (sm=external: the link, the
  *                                      SM brings the port up from INIT)
@@ -526,6 +527,7 @@ void sib_debugfs_add_device(struct sib_dev *sdev)
 	sdev->debugfs = dir;
 	debugfs_create_file("resources", 0444, dir, sdev, &resources_fops);
 	debugfs_create_file("cq_events", 0444, dir, sdev, &cq_events_fops);
+	sib_vf_debugfs(sdev, dir);
 	for (p = 1; p <= sdev->nports; p++) {
 		struct sib_port *port = sib_port(sdev, p);
 		struct dentry *pd;
