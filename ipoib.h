@@ -8,6 +8,7 @@
  *   ipoib_state.c      data path up and down, mode, ring resize, link task
  *   ipoib_ib.c         UD data path: rings, NAPI, send, receive
  *   ipoib_tx.c         send rings of every QP: room, mapping, queue control
+ *   ipoib_pmtu.c       packets too big: dropped, their senders told (ICMP)
  *   ipoib_rx_pages.c   receive pages recycled through a page_pool
  *   ipoib_verbs.c      QP and CQ set-up and state changes
  *   ipoib_neigh.c      neighbours (20-byte address -> AH, QPN, connection)
@@ -420,6 +421,8 @@ struct ipoib_dev {
 	struct work_struct tx_recover_task;
 	struct delayed_work cm_fallback_task;	/* connected mode failed */
 	struct sk_buff_head staged;	/* waited, ready to go: ipoib_xmit.c */
+	struct sk_buff_head too_big;	/* owed an ICMP: ipoib_pmtu.c */
+	struct work_struct too_big_task;
 	struct ib_event_handler event_handler;
 
 	struct ipoib_cm_dev *cm;	/* connected mode, NULL when unsupported */
@@ -573,6 +576,12 @@ static inline struct ipoib_ah *ipoib_ah_get(struct ipoib_ah *ah)
 
 void ipoib_ah_reap(struct work_struct *work);
 void ipoib_ah_reap_all(struct ipoib_dev *priv);
+
+/* ipoib_pmtu.c */
+void ipoib_too_big(struct ipoib_dev *priv, struct sk_buff *skb,
+		   unsigned int mtu);
+void ipoib_too_big_task(struct work_struct *work);
+void ipoib_too_big_flush(struct ipoib_dev *priv);
 
 /* ipoib_xmit.c */
 netdev_tx_t ipoib_start_xmit(struct sk_buff *skb, struct net_device *dev);

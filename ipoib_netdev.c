@@ -348,6 +348,7 @@ static void ipoib_uninit(struct net_device *dev)
 	cancel_work_sync(&priv->tx_recover_task);
 	cancel_delayed_work_sync(&priv->cm_fallback_task);
 	ipoib_staged_drop(priv);
+	ipoib_too_big_flush(priv);
 	cancel_delayed_work_sync(&priv->link_task);
 	ipoib_mcast_stop(priv);
 	ipoib_paths_flush(priv);
@@ -401,6 +402,8 @@ void ipoib_setup(struct net_device *dev)
 	INIT_WORK(&priv->tx_recover_task, ipoib_tx_recover);
 	INIT_DELAYED_WORK(&priv->cm_fallback_task, ipoib_cm_fallback_task);
 	skb_queue_head_init(&priv->staged);
+	skb_queue_head_init(&priv->too_big);
+	INIT_WORK(&priv->too_big_task, ipoib_too_big_task);
 
 	dev->netdev_ops = &ipoib_netdev_ops;
 	dev->header_ops = &ipoib_header_ops;
