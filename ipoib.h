@@ -493,7 +493,7 @@ void ipoib_update_dev_addr(struct ipoib_dev *priv);
 void ipoib_stats_fold(struct ipoib_dev *priv, struct rtnl_link_stats64 *s);
 bool ipoib_mode_connected(const struct ipoib_dev *priv);
 int ipoib_set_umcast(struct ipoib_dev *priv, bool on);
-unsigned int ipoib_ud_unicast_mtu(const struct ipoib_dev *priv);
+unsigned int ipoib_ud_group_mtu(const struct ipoib_dev *priv);
 unsigned int ipoib_mode_max_mtu(const struct ipoib_dev *priv);
 unsigned int ipoib_usable_mtu(const struct ipoib_dev *priv);
 

@@ -24,7 +24,7 @@ static unsigned int payload_len(const struct sk_buff *skb)
  */
 static bool ud_too_big(struct ipoib_dev *priv, struct sk_buff *skb)
 {
-	unsigned int mtu = ipoib_ud_unicast_mtu(priv);
+	unsigned int mtu = ipoib_ud_group_mtu(priv);
 
 	if (skb_is_gso(skb) || payload_len(skb) <= mtu)
 		return false;

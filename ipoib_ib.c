@@ -434,6 +434,20 @@ static int tx_prepare_lso(struct ipoib_dev *priv, struct sk_buff *skb)
 }
 
 /*
+ * What one UD message to qpn may carry: multicast, in either mode, what
+ * the broadcast group's MTU allows every member (RFC 4391 5 sizes all
+ * groups by it); unicast, what our port sends (in connected mode,
+ * ipoib_cm_tx.c has already held it to the group's MTU for peers without
+ * connections).
+ */
+static unsigned int ud_limit(const struct ipoib_dev *priv, u32 qpn)
+{
+	if (qpn == IPOIB_MCAST_QPN)
+		return ipoib_ud_group_mtu(priv);
+	return ipoib_ud_mtu(priv->max_ib_mtu);
+}
+
+/*
  * Post one packet (IPoIB header at skb->data) on the UD QP.  Called under
  * the transmit lock; consumes the skb whatever happens.
  */
@@ -443,11 +457,17 @@ int ipoib_ud_send(struct ipoib_dev *priv, struct sk_buff *skb,
 	struct ib_ud_wr *wr = &priv->tx_wr;
 	struct ipoib_tx_slot *slot;
 	unsigned int len = skb->len;
+	unsigned int limit;
 	int hlen, n, ret;
 
 	if (unlikely(!test_bit(IPOIB_QP_READY, &priv->flags))) {
 		ipoib_tx_drop(priv, skb, IPOIB_CNT_TX_DROP_POST);
 		return -ENETDOWN;
+	}
+	limit = ud_limit(priv, qpn);
+	if (!skb_is_gso(skb) && unlikely(len - IPOIB_ENCAP_LEN > limit)) {
+		ipoib_too_big(priv, skb, limit);
+		return -EMSGSIZE;
 	}
 	slot = ipoib_tx_claim(priv, &priv->tx, skb);
 	if (unlikely(!slot))
@@ -457,10 +477,6 @@ int ipoib_ud_send(struct ipoib_dev *priv, struct sk_buff *skb,
 	if (unlikely(hlen < 0)) {
 		ipoib_tx_drop(priv, skb, IPOIB_CNT_TX_DROP_TOO_BIG);
 		return hlen;
-	}
-	if (!hlen && unlikely(len > priv->max_ib_mtu)) {
-		ipoib_tx_drop(priv, skb, IPOIB_CNT_TX_DROP_TOO_BIG);
-		return -EMSGSIZE;
 	}
 	n = ipoib_tx_load(priv, slot, skb, hlen, priv->tx_sge);
 	if (unlikely(n < 0))

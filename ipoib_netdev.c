@@ -121,10 +121,11 @@ static unsigned int ipoib_ud_payload_mtu(const struct ipoib_dev *priv)
 }
 
 /*
- * What a unicast over UD may carry to any member of the partition: the
- * broadcast group's MTU bounds every member's, our port's may be larger.
+ * What a UD message may carry to any member of the partition, and to any
+ * multicast group: the broadcast group's MTU bounds every member's (RFC
+ * 4391 5), our port's may be larger.
  */
-unsigned int ipoib_ud_unicast_mtu(const struct ipoib_dev *priv)
+unsigned int ipoib_ud_group_mtu(const struct ipoib_dev *priv)
 {
 	return min(priv->mcast_mtu, ipoib_ud_payload_mtu(priv));
 }
