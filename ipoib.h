@@ -48,6 +48,7 @@
 #define IPOIB_MAX_QUEUED	16	/* packets held per unresolved target */
 #define IPOIB_NEIGH_IDLE	(60 * HZ)	/* unused neighbours age out */
 #define IPOIB_GC_INTERVAL	(10 * HZ)
+#define IPOIB_SENDONLY_IDLE_S	60	/* unused send-only groups are left */
 #define IPOIB_RETRY_MIN		(HZ / 10)	/* backoff for SA retries */
 #define IPOIB_RETRY_MAX		(16 * HZ)
 #define IPOIB_PATH_TIMEOUT_MS	1000
@@ -405,6 +406,7 @@ struct ipoib_dev {
 	DECLARE_HASHTABLE(mcasts, 6);
 	struct list_head mcast_list;
 	struct ipoib_mcast *broadcast;
+	u32 sendonly_idle_s;		/* debugfs may shorten it, for tests */
 	spinlock_t ah_lock;		/* dead_ahs: taken under lock, too */
 	struct list_head dead_ahs;
 

@@ -391,6 +391,7 @@ void ipoib_setup(struct net_device *dev)
 	INIT_LIST_HEAD(&priv->dead_ahs);
 	hash_init(priv->paths);
 	hash_init(priv->mcasts);
+	priv->sendonly_idle_s = IPOIB_SENDONLY_IDLE_S;
 	u64_stats_init(&priv->tx_stats.syncp);
 	INIT_DELAYED_WORK(&priv->mcast_task, ipoib_mcast_task);
 	INIT_WORK(&priv->mcast_restart_task, ipoib_mcast_restart_task);
