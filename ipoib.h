@@ -365,7 +365,8 @@ struct ipoib_dev {
 	u32 qpn;
 	u32 qkey;
 	union ib_gid local_gid;
-	u16 local_lid;
+	u16 local_lid;			/* base LID of the port */
+	u8 lmc;				/* the port answers to 2^lmc LIDs */
 	unsigned int max_ib_mtu;	/* port's active IB MTU, bytes */
 	unsigned int mcast_mtu;		/* broadcast group's IB MTU - 4 */
 	unsigned int admin_mtu;		/* what the user asked for */
@@ -449,6 +450,14 @@ static inline void ipoib_stamp_used(unsigned long *last_used)
 {
 	if (time_after(jiffies, READ_ONCE(*last_used)))
 		WRITE_ONCE(*last_used, jiffies);
+}
+
+/* What the port says of its LIDs now: base LID and LID Mask Control. */
+static inline void ipoib_set_local_lid(struct ipoib_dev *priv,
+				       const struct ib_port_attr *attr)
+{
+	WRITE_ONCE(priv->local_lid, attr->lid);
+	WRITE_ONCE(priv->lmc, attr->lmc);
 }
 
 /* Traffic keeps a neighbour alive. */

@@ -81,10 +81,15 @@ static void rx_set_source(struct sk_buff *skb, const struct ib_wc *wc)
 	skb_pull(skb, IPOIB_PSEUDO_LEN);
 }
 
-/* Own multicast comes back to us unless the HCA blocks the loopback. */
+/*
+ * Own multicast comes back to us unless the HCA blocks the loopback: from
+ * our QP, and from any of our port's LIDs.
+ */
 static bool rx_is_own_multicast(struct ipoib_dev *priv, const struct ib_wc *wc)
 {
-	return wc->src_qp == priv->qpn && wc->slid == priv->local_lid;
+	return wc->src_qp == priv->qpn &&
+	       ipoib_lid_same_port(wc->slid, READ_ONCE(priv->local_lid),
+				   READ_ONCE(priv->lmc));
 }
 
 static unsigned char rx_pkt_type(struct ipoib_dev *priv, struct sk_buff *skb,

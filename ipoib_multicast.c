@@ -308,7 +308,7 @@ void ipoib_mcast_task(struct work_struct *work)
 	if (!ib_query_port(priv->ca, priv->port, &attr)) {
 		if (attr.state != IB_PORT_ACTIVE)
 			return;	/* the port event will restart us */
-		priv->local_lid = attr.lid;
+		ipoib_set_local_lid(priv, &attr);
 	}
 	memcpy(bc_mgid.raw, ipoib_addr_gid(priv->dev->broadcast),
 	       sizeof(bc_mgid));

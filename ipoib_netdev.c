@@ -158,7 +158,7 @@ int ipoib_set_mtu_limits(struct ipoib_dev *priv)
 	if (ret)
 		return ret;
 	priv->max_ib_mtu = ib_mtu_enum_to_int(attr.active_mtu);
-	priv->local_lid = attr.lid;
+	ipoib_set_local_lid(priv, &attr);
 	priv->dev->max_mtu = ipoib_mode_max_mtu(priv);
 	if (!priv->mcast_mtu)
 		priv->mcast_mtu = ipoib_ud_mtu(priv->max_ib_mtu);
