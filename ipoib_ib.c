@@ -605,7 +605,9 @@ int ipoib_rings_up(struct ipoib_dev *priv)
 	int ret;
 
 	lockdep_assert_held(&priv->state_lock);
-	ipoib_set_mtu_limits(priv);
+	ret = ipoib_set_mtu_limits(priv);
+	if (ret)
+		return ret;
 	priv->rx_buf_size = priv->max_ib_mtu + IPOIB_GRH_LEN;
 	ret = alloc_rings(priv);
 	if (ret)

@@ -136,8 +136,14 @@ static int finish_join(struct ipoib_dev *priv, struct ipoib_mcast *mcast,
 	if (IS_ERR(ah))
 		return PTR_ERR(ah);
 
-	if (mcast == READ_ONCE(priv->broadcast))
-		ipoib_qp_set_qkey(priv, be32_to_cpu(rec->qkey));
+	/* Without the group's Q_Key the QP takes nothing: join again. */
+	if (mcast == READ_ONCE(priv->broadcast)) {
+		ret = ipoib_qp_set_qkey(priv, be32_to_cpu(rec->qkey));
+		if (ret) {
+			ipoib_ah_put(ah);
+			return ret;
+		}
+	}
 	if (!mcast->sendonly) {
 		mcast->rec = *rec;	/* attach reads the MLID */
 		ret = ipoib_mcast_attach(priv, mcast);

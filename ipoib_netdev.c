@@ -155,8 +155,11 @@ int ipoib_set_mtu_limits(struct ipoib_dev *priv)
 	int ret;
 
 	ret = ib_query_port(priv->ca, priv->port, &attr);
-	if (ret)
+	if (ret) {
+		netdev_warn(priv->dev, "cannot query port %u of %s for its MTU: %d\n",
+			    priv->port, dev_name(&priv->ca->dev), ret);
 		return ret;
+	}
 	priv->max_ib_mtu = ib_mtu_enum_to_int(attr.active_mtu);
 	ipoib_set_local_lid(priv, &attr);
 	priv->dev->max_mtu = ipoib_mode_max_mtu(priv);
@@ -301,7 +304,9 @@ static int ipoib_init(struct net_device *dev)
 	if (ret)
 		goto err_transport;
 
-	ipoib_set_mtu_limits(priv);
+	ret = ipoib_set_mtu_limits(priv);
+	if (ret)
+		goto err_transport;
 	if (!priv->admin_mtu)
 		priv->admin_mtu = priv->mcast_mtu;
 	dev->mtu = min(priv->admin_mtu, ipoib_usable_mtu(priv));
