@@ -317,11 +317,8 @@ struct ipoib_coalesce {
 /* Interface flags (priv->flags bits). */
 enum {
 	IPOIB_OPEN,			/* ndo_open done, rings live */
-	IPOIB_PKEY_ASSIGNED,		/* our P_Key is in the port table */
 	IPOIB_QP_READY,			/* QP in RTS */
-	IPOIB_UMCAST,
-	IPOIB_CHILD,
-	IPOIB_GOING_DOWN,		/* interface being removed */
+	IPOIB_UMCAST,			/* groups other clients joined: theirs */
 	IPOIB_MCAST_RUN,		/* the join task may run */
 	IPOIB_CM_MODE,			/* connected mode chosen */
 	IPOIB_CM_RUNNING,		/* ... and listening, SRQ up */
@@ -339,10 +336,16 @@ enum ipoib_flush_level {
  *
  *   rtnl -> parent's children_lock
  *   rtnl -> state_lock -> netdev tx lock -> lock -> ah_lock
+ *   netdev tx lock -> staged.lock, too_big.lock
+ *   state_lock -> cm->cq_lock	(a mutex; connection set-up and teardown,
+ *				 from their work items, take it alone)
+ *   rx_pages.lock, cm->pages.lock	(innermost: nothing is taken under them)
  *
  * Work items on priv->wq take rtnl with rtnl_trylock() and requeue
  * themselves: an rtnl holder may be flushing that queue.  ah_lock is
- * taken with IRQs off: the last AH reference may go in any context.
+ * taken with IRQs off: the last AH reference may go in any context.  No
+ * lock of ours is held when an ICMP is sent: it may leave through this
+ * interface (ipoib_pmtu.c).
  */
 struct ipoib_dev {
 	struct net_device *dev;

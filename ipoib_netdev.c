@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The net_device: set-up, open and stop, the transmit entry point, the
- * link-layer header, MTU rules and statistics.
+ * The net_device: set-up and teardown (ndo_init, ndo_uninit), its ops
+ * table, the link-layer header, MTU rules, features and statistics.  Open
+ * and stop are in ipoib_state.c, the transmit entry point in ipoib_xmit.c.
  */
 #include <linux/if_arp.h>
 #include <linux/etherdevice.h>
@@ -341,7 +342,6 @@ static void ipoib_uninit(struct net_device *dev)
 {
 	struct ipoib_dev *priv = ipoib_priv(dev);
 
-	set_bit(IPOIB_GOING_DOWN, &priv->flags);
 	if (priv->parent) {
 		mutex_lock(&priv->parent->children_lock);
 		list_del_init(&priv->child_link);
