@@ -93,7 +93,6 @@ struct net_device *ipoib_create_netdev(struct ib_device *ca, u32 port,
 	priv->pkey = pkey;
 	priv->parent = parent;
 	if (parent) {
-		set_bit(IPOIB_CHILD, &priv->flags);
 		dev->dev_port = parent->dev->dev_port;
 		dev->dev_id = parent->dev->dev_id;
 		dev->mtu = parent->dev->mtu;

@@ -259,6 +259,20 @@ static inline int ipoib_addr_cmp_noflags(const unsigned char *a,
 }
 
 /*
+ * Whether two LIDs name the same port.  A port whose LID Mask Control is
+ * lmc (0-7) answers to the 2^lmc LIDs from its base LID, which is aligned
+ * to 2^lmc: its packets may come from any of them, whichever LID the path
+ * it sends on names.
+ */
+static inline int ipoib_lid_same_port(unsigned int a, unsigned int b,
+				      unsigned int lmc)
+{
+	unsigned int path_bits = (1u << (lmc & 7)) - 1;
+
+	return (a & ~path_bits) == (b & ~path_bits);
+}
+
+/*
  * RFC 4755 section 6: the private data of every CM message that sets up a
  * connection (REQ, REP, REJ): {reserved:8, UD QPN:24}{receive MTU:32}, in
  * network order.

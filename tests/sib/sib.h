@@ -466,6 +466,7 @@ struct sib_fabric {
 	u32 ud_drop_every;		/* drop every Nth UD data packet */
 	u32 rc_drop_every;		/* lose every Nth RC/UC message */
 	atomic_t mad_seq, ud_seq, rc_seq;
+	atomic_t fail_qkey_set;		/* Q_Key changes left to refuse */
 };
 
 extern struct sib_fabric sib_fabric;

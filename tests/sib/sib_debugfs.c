@@ -4,6 +4,10 @@
  *
  *   mad_delay_ms, mad_drop_every,      fault injection for the whole fabric
  *   ud_drop_every, rc_drop_every
+ *   fail_qkey_set                      write N: the next N modify_qp calls
+ *                                      that change a QP's Q_Key alone (as
+ *                                      IPoIB does for the broadcast group)
+ *                                      fail with -EIO; read: how many left
  *   cm_hold                            write 1: CM MADs wait; req: REQs
  *                                      only; 0: they go on; read: how many
  *                                      wait
@@ -503,6 +507,8 @@ int sib_debugfs_init(void)
 			   &sib_fabric.ud_drop_every);
 	debugfs_create_u32("rc_drop_every", 0644, root,
 			   &sib_fabric.rc_drop_every);
+	debugfs_create_atomic_t("fail_qkey_set", 0644, root,
+				&sib_fabric.fail_qkey_set);
 	debugfs_create_file("cm_hold", 0644, root, NULL, &cm_hold_fops);
 	debugfs_create_file("cm_release", 0200, root, NULL, &cm_release_fops);
 	debugfs_create_file("group_mtu", 0644, root, NULL, &group_mtu_fops);

@@ -324,6 +324,10 @@ int sib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 
 	if (udata)
 		return -EOPNOTSUPP;
+	/* Fault injection (debugfs fail_qkey_set): a Q_Key change alone. */
+	if (mask == IB_QP_QKEY &&
+	    atomic_add_unless(&sib_fabric.fail_qkey_set, -1, 0))
+		return -EIO;
 	if ((mask & IB_QP_CUR_STATE) && attr->cur_qp_state != cur &&
 	    !(cur == IB_QPS_SQE && attr->cur_qp_state == IB_QPS_RTS))
 		return -EINVAL;

@@ -301,6 +301,28 @@ static void test_service_id(void)
 	      "only 24 bits of QPN");
 }
 
+/*
+ * A port with LMC n answers to 2^n consecutive LIDs from a base aligned
+ * to 2^n: a peer's packets may come from any of them, whichever its path
+ * to us names, while our path to it names another.
+ */
+static void test_lid_same_port(void)
+{
+	unsigned int lid;
+
+	CHECK(ipoib_lid_same_port(0x12, 0x12, 0), "LMC 0: the LID itself");
+	CHECK(!ipoib_lid_same_port(0x12, 0x13, 0), "LMC 0: 0x13 is another port");
+	CHECK(ipoib_lid_same_port(0x12, 0x13, 1), "LMC 1: 0x12 and 0x13 are one port");
+	CHECK(!ipoib_lid_same_port(0x13, 0x14, 1), "LMC 1: 0x14 starts the next port");
+	for (lid = 0x14; lid <= 0x17; lid++)
+		CHECK(ipoib_lid_same_port(0x14, lid, 2), "LMC 2: 0x%x is base 0x14", lid);
+	CHECK(!ipoib_lid_same_port(0x14, 0x13, 2), "LMC 2: 0x13 is below base 0x14");
+	CHECK(!ipoib_lid_same_port(0x14, 0x18, 2), "LMC 2: 0x18 is the next base");
+	CHECK(ipoib_lid_same_port(0x80, 0xff, 7), "LMC 7: 0x80-0xff are one port");
+	CHECK(!ipoib_lid_same_port(0x80, 0x100, 7), "LMC 7: 0x100 is the next base");
+	CHECK(ipoib_lid_same_port(0xbfff, 0xbf80, 7), "LMC 7 at the top of the unicast range");
+}
+
 int main(void)
 {
 	RUN(test_addr_layout);
@@ -315,5 +337,6 @@ int main(void)
 	RUN(test_crossing);
 	RUN(test_cm_priv);
 	RUN(test_service_id);
+	RUN(test_lid_same_port);
 	return unit_report();
 }
