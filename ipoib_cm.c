@@ -413,11 +413,13 @@ static int conn_create_qp(struct ipoib_cm_conn *conn)
 	unsigned int rq = 0;
 	int ret;
 
-	if (!cm->srq) {
+	/* Without an SRQ, a ring of its own: if the peer sends on it. */
+	if (!cm->srq && ipoib_cm_conn_receives(conn)) {
 		rq = IPOIB_CM_NOSRQ_RING;
 		attr.cap.max_recv_wr = rq;
 		attr.cap.max_recv_sge = IPOIB_CM_RX_SGE;
 	}
+	conn->rx_size = rq;
 	/* The drain marker goes on the send queue once it is empty. */
 	conn->sq_size = ipoib_cm_sq_size(conn);
 	if (!conn->can_send)

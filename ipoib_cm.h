@@ -132,8 +132,12 @@ struct ipoib_cm_conn {
 	struct sk_buff_head backlog;
 	struct ib_sge tx_sge[MAX_SKB_FRAGS + 1];
 
-	/* Without an SRQ: this QP's own receive ring. */
+	/*
+	 * Without an SRQ: this QP's own receive ring, of rx_size buffers;
+	 * none when the peer never sends on the connection.
+	 */
 	struct ipoib_cm_rx_buf *rx_ring;
+	unsigned int rx_size;
 	atomic_t rx_posted;
 
 	struct rcu_head rcu;
@@ -186,9 +190,13 @@ int ipoib_cm_rx_ring_init(struct ipoib_cm_conn *conn);
 void ipoib_cm_rx_ring_drain(struct ipoib_cm_conn *conn);
 void ipoib_cm_rx_ring_free(struct ipoib_cm_conn *conn);
 
-static inline struct ipoib_cm_dev *ipoib_cm(const struct ipoib_dev *priv)
+/*
+ * Does the peer send on this connection?  On a one-way one we opened it
+ * never does (the in-tree form): its QP needs no receive buffers.
+ */
+static inline bool ipoib_cm_conn_receives(const struct ipoib_cm_conn *conn)
 {
-	return priv->cm;
+	return conn->shared || !conn->initiator;
 }
 
 /* Traffic keeps a connection from being reaped. */
