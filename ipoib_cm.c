@@ -24,10 +24,10 @@ module_param(cm_policy, charp, 0444);
 MODULE_PARM_DESC(cm_policy,
 		 "Connected mode: \"auto\" (default) does as rfc with peers that take the RFC service ID and as compatible with the others, learned per peer; \"compatible\" sends only on connections this end opened, as the in-tree driver; \"rfc\" keeps one connection per pair and settles crossed REQs (RFC 4755 3.3)");
 
-static char *cm_service_id = "linux";
+static char *cm_service_id = "policy";
 module_param(cm_service_id, charp, 0444);
 MODULE_PARM_DESC(cm_service_id,
-		 "Service ID form we connect to under the compatible and rfc policies: \"linux\" (default, 0x1000000000000000|QPN, what in-tree peers listen on) or \"rfc\" (0x01... of RFC 4755 3.5); we listen on both, and auto tries rfc first");
+		 "Service ID form we connect to under the compatible and rfc policies: \"linux\" (0x1000000000000000|QPN, what in-tree peers listen on), \"rfc\" (0x01... of RFC 4755 3.5) or \"policy\" (default: rfc under cm_policy=rfc, linux under compatible); we listen on both, and auto tries rfc first");
 
 static bool ipoib_cm_uc;
 module_param_named(cm_uc, ipoib_cm_uc, bool, 0444);
@@ -54,7 +54,12 @@ static const char *const policy_names[] = {
 	[IPOIB_CM_POLICY_AUTO] = "auto",
 };
 
-static const char *const sid_names[] = { "linux", "rfc" };
+enum { SID_LINUX, SID_RFC, SID_POLICY };
+static const char *const sid_names[] = {
+	[SID_LINUX] = "linux",
+	[SID_RFC] = "rfc",
+	[SID_POLICY] = "policy",
+};
 
 static int parse_choice(const char *name, const char *val,
 			const char *const *choices, int n, int *out)
@@ -83,7 +88,10 @@ int ipoib_cm_check_params(void)
 			   ARRAY_SIZE(sid_names), &v);
 	if (ret)
 		return ret;
-	ipoib_cm_sid_rfc = v;
+	/* cm_policy=rfc follows the RFC's service ID unless told otherwise. */
+	ipoib_cm_sid_rfc = v == SID_RFC ||
+			   (v == SID_POLICY &&
+			    ipoib_cm_policy == IPOIB_CM_POLICY_RFC);
 	if (ipoib_cm_idle_timeout > 86400) {
 		pr_err(DRV_NAME ": cm_idle_timeout=%u out of range 0-86400\n",
 		       ipoib_cm_idle_timeout);
