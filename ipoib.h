@@ -275,6 +275,8 @@ enum ipoib_counter {
 	IPOIB_CNT_CM_RX_DROP_NO_MEM,
 	IPOIB_CNT_CM_ERRORS_WC,
 	IPOIB_CNT_CM_TX_DROP_NO_MEM,	/* no memory for a send ring */
+	IPOIB_CNT_CM_CONNECT_TIMEOUTS,	/* not up within the bound: UD */
+	IPOIB_CNT_CM_PEERS_LOST,	/* the kernel gave up on the address */
 	IPOIB_NR_COUNTERS
 };
 

@@ -11,7 +11,11 @@
  *
  * Setting up and tearing down a connection sleeps, so both run from the
  * connection's work item; CM handlers and completion handlers only
- * change its state.
+ * change its state.  ipoib_cm.h says how long a connection lives.
+ *
+ * Refusals carry the IBA reason that fits; Consumer Reject only settles
+ * crossed REQs, the meaning RFC 4755 3.3 gives it, so that a peer holds
+ * its packets for the winner only when there is one.
  */
 #include <linux/module.h>
 #include <linux/random.h>
@@ -142,7 +146,10 @@ static const char *conn_state_name(enum ipoib_cm_state s)
 
 static void conn_work(struct work_struct *work);
 
-/* NULL when out of memory or at the no-SRQ limit. */
+/*
+ * A new connection, linked, holding its own reference.  -ENOSPC at the
+ * no-SRQ limit, -ENOMEM.
+ */
 static struct ipoib_cm_conn *conn_new(struct ipoib_dev *priv, const u8 *peer,
 				      bool initiator, bool shared)
 {
@@ -153,11 +160,12 @@ static struct ipoib_cm_conn *conn_new(struct ipoib_dev *priv, const u8 *peer,
 	if (!cm->srq && cm->nr_conns >= ipoib_cm_max_conn_nosrq) {
 		net_info_ratelimited("%s: %u connections, the most without an SRQ (cm_max_conn_nosrq)\n",
 				     priv->dev->name, cm->nr_conns);
-		return NULL;
+		return ERR_PTR(-ENOSPC);
 	}
 	conn = kzalloc(sizeof(*conn), GFP_ATOMIC);
 	if (!conn)
-		return NULL;
+		return ERR_PTR(-ENOMEM);
+	kref_init(&conn->ref);
 	conn->priv = priv;
 	memcpy(conn->peer, peer, IPOIB_ALEN);
 	conn->initiator = initiator;
@@ -167,7 +175,9 @@ static struct ipoib_cm_conn *conn_new(struct ipoib_dev *priv, const u8 *peer,
 		     (ipoib_addr_flags(peer) & IPOIB_FLAG_UC) ?
 		     IB_QPT_UC : IB_QPT_RC;
 	conn->state = IPOIB_CM_CONNECTING;
+	conn->rej_reason = IB_CM_REJ_NO_RESOURCES;
 	conn->created = jiffies;
+	conn->deadline = jiffies + IPOIB_CM_CONNECT_TIMEOUT;
 	conn->last_used = jiffies;
 	skb_queue_head_init(&conn->queue);
 	skb_queue_head_init(&conn->backlog);
@@ -177,6 +187,39 @@ static struct ipoib_cm_conn *conn_new(struct ipoib_dev *priv, const u8 *peer,
 	list_add_tail(&conn->link, &cm->conns);
 	cm->nr_conns++;
 	return conn;
+}
+
+/*
+ * A reference for use after priv->lock is dropped.  Only a linked
+ * connection is found under the lock, and a linked one holds its own.
+ */
+static struct ipoib_cm_conn *conn_get(struct ipoib_cm_conn *conn)
+{
+	lockdep_assert_held(&conn->priv->lock);
+	WARN_ON_ONCE(conn->state == IPOIB_CM_DEAD);
+	kref_get(&conn->ref);
+	return conn;
+}
+
+static void conn_release(struct kref *ref)
+{
+	struct ipoib_cm_conn *conn = container_of(ref, struct ipoib_cm_conn,
+						  ref);
+
+	kfree_rcu(conn, rcu);
+}
+
+static void conn_put(struct ipoib_cm_conn *conn)
+{
+	kref_put(&conn->ref, conn_release);
+}
+
+/* The state is read without the lock on the transmit path. */
+static void conn_set_state(struct ipoib_cm_conn *conn,
+			   enum ipoib_cm_state state)
+{
+	lockdep_assert_held(&conn->priv->lock);
+	WRITE_ONCE(conn->state, state);
 }
 
 static bool same_peer_addr(const u8 *a, const u8 *b)
@@ -244,8 +287,9 @@ struct ipoib_cm_conn *ipoib_cm_conn_start(struct ipoib_dev *priv,
 	ipoib_cm_req_form(ipoib_cm_policy, neigh->cm_peer_form,
 			  ipoib_cm_sid_rfc, &sid_rfc, &shared);
 	conn = conn_new(priv, neigh->daddr, true, shared);
-	if (conn)
-		conn->sid_rfc = sid_rfc;
+	if (IS_ERR(conn))
+		return NULL;
+	conn->sid_rfc = sid_rfc;
 	return conn;
 }
 
@@ -267,11 +311,13 @@ static void learn_peer_form(struct ipoib_dev *priv, const u8 *peer,
 }
 
 /*
- * Any context, no lock held: unlink the connection, send what waited for
- * it another way (its neighbours back off first if it failed), and have
- * its work item tear it down.
+ * Any context, no lock held, the caller holding a reference (or being a
+ * handler of the connection's QP or cm_id): unlink the connection, send
+ * what waited for it another way (its neighbours back off first if it
+ * failed), and have its work item tear it down.  A connection still
+ * being set up is refused with rej_reason.  Only the first call counts.
  */
-void ipoib_cm_conn_kill(struct ipoib_cm_conn *conn, bool failed)
+static void conn_end(struct ipoib_cm_conn *conn, bool failed, u8 rej_reason)
 {
 	struct ipoib_dev *priv = conn->priv;
 	struct ipoib_neigh *neigh;
@@ -285,8 +331,9 @@ void ipoib_cm_conn_kill(struct ipoib_cm_conn *conn, bool failed)
 	}
 	if (conn->state == IPOIB_CM_LIVE)
 		atomic_long_dec(&priv->counters[IPOIB_CNT_CM_CONNECTIONS]);
-	WRITE_ONCE(conn->state, IPOIB_CM_DEAD);
+	conn_set_state(conn, IPOIB_CM_DEAD);
 	conn->failed = failed;
+	conn->rej_reason = rej_reason;
 	list_del(&conn->link);
 	priv->cm->nr_conns--;
 	list_for_each_entry(neigh, &priv->neigh_list, all_link) {
@@ -309,6 +356,19 @@ void ipoib_cm_conn_kill(struct ipoib_cm_conn *conn, bool failed)
 	ipoib_send_staged(priv, &q);
 }
 
+void ipoib_cm_conn_kill(struct ipoib_cm_conn *conn, bool failed)
+{
+	conn_end(conn, failed, IB_CM_REJ_NO_RESOURCES);
+}
+
+/* What one found under priv->lock (with a reference) is ended, and let go. */
+static void conn_end_put(struct ipoib_cm_conn *conn, bool failed,
+			 u8 rej_reason)
+{
+	conn_end(conn, failed, rej_reason);
+	conn_put(conn);
+}
+
 /*
  * The peer at gid answers from another LID.  Connections made to it hold
  * the old LID in their QP and could only run out of retries: they go now,
@@ -322,20 +382,17 @@ void ipoib_cm_peer_moved(struct ipoib_dev *priv, const union ib_gid *gid)
 		return;
 	do {
 		found = NULL;
-		/* Found under the lock, killed after: RCU keeps it. */
-		rcu_read_lock();
 		spin_lock_bh(&priv->lock);
 		list_for_each_entry(conn, &priv->cm->conns, link) {
 			if (!memcmp(ipoib_addr_gid(conn->peer), gid->raw,
 				    sizeof(*gid))) {
-				found = conn;
+				found = conn_get(conn);
 				break;
 			}
 		}
 		spin_unlock_bh(&priv->lock);
 		if (found)
-			ipoib_cm_conn_kill(found, false);
-		rcu_read_unlock();
+			conn_end_put(found, false, IB_CM_REJ_INVALID_LID);
 	} while (found);
 }
 
@@ -368,7 +425,7 @@ static void conn_set_live(struct ipoib_cm_conn *conn)
 		spin_unlock_bh(&priv->lock);
 		return;
 	}
-	WRITE_ONCE(conn->state, IPOIB_CM_LIVE);
+	conn_set_state(conn, IPOIB_CM_LIVE);
 	conn->live_since = jiffies;
 	ipoib_count(priv, IPOIB_CNT_CM_CONNECTIONS);
 	ipoib_count(priv, IPOIB_CNT_CM_ESTABLISHED);
@@ -572,18 +629,47 @@ static void conn_quiesce(struct ipoib_cm_conn *conn)
 	WARN_ON_ONCE(1);
 }
 
-/* From the work item, after kill: nothing else refers to it any more. */
+/*
+ * A cm_id destroyed while it is still being set up makes the CM send a
+ * REJ of its own: Consumer Reject without private data, which an RFC
+ * 4755 peer takes for a lost crossing.  Ours goes first, with the reason
+ * the connection was ended for and our UD QPN (RFC 4755 3.2); where the
+ * state allows none (established: the destroy sends a DREQ) the CM says
+ * so and nothing is sent.  Not while our own REQ is out: only the CM's
+ * destroy takes it back, with REJ Timeout (the IBA's reason for it).
+ */
+static void conn_withdraw(struct ipoib_cm_conn *conn)
+{
+	u8 pd[IPOIB_CM_PRIV_LEN];
+
+	if (conn->initiator && !READ_ONCE(conn->answered))
+		return;
+	make_priv_data(conn->priv, pd);
+	if (!ib_send_cm_rej(conn->id, conn->rej_reason, NULL, 0, pd,
+			    sizeof(pd)))
+		ipoib_count(conn->priv, IPOIB_CNT_CM_REJECTS_SENT);
+}
+
+/*
+ * From the work item, after the kill: unlinked, so only handlers of its
+ * cm_id (which the destroy waits for) and of its QP (which the quiesce
+ * waits for) can still be using it.  Then its own reference goes.
+ */
 static void conn_destroy(struct ipoib_cm_conn *conn)
 {
 	struct ipoib_dev *priv = conn->priv;
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
 
+	WARN_ON_ONCE(READ_ONCE(conn->state) != IPOIB_CM_DEAD);
 	/* No transmit still holds the pointer it read before the kill. */
 	netif_tx_lock_bh(priv->dev);
 	netif_tx_unlock_bh(priv->dev);
 	/* Sends the DREQ (or REJ) the connection's state calls for. */
-	if (conn->id)
+	if (conn->id) {
+		conn_withdraw(conn);
 		ib_destroy_cm_id(conn->id);
+		conn->id = NULL;
+	}
 	if (conn->qp) {
 		if (!ib_modify_qp(conn->qp, &attr, IB_QP_STATE))
 			conn_quiesce(conn);
@@ -595,7 +681,7 @@ static void conn_destroy(struct ipoib_cm_conn *conn)
 	ipoib_cm_tx_free(conn);
 	ipoib_cm_rx_ring_free(conn);
 	ipoib_drop_queue(priv, &conn->queue, IPOIB_CNT_CM_TX_DROP_QUEUE);
-	kfree_rcu(conn, rcu);
+	conn_put(conn);
 }
 
 static void conn_work(struct work_struct *work)
@@ -604,6 +690,10 @@ static void conn_work(struct work_struct *work)
 						  work);
 	int ret;
 
+	/*
+	 * The kill queues this once, and a work item runs one instance at
+	 * a time: the connection is destroyed exactly once, here.
+	 */
 	if (READ_ONCE(conn->state) == IPOIB_CM_DEAD) {
 		conn_destroy(conn);
 		return;
@@ -619,19 +709,28 @@ static void conn_work(struct work_struct *work)
 	}
 }
 
-/* Reject a REQ (or REP) with our private data; a line says why. */
+/*
+ * Reject a REQ (or REP) with our private data and an IBA reason; a line
+ * says why.  IB_CM_REJ_CONSUMER_DEFINED only for a crossing we win.
+ */
 static void send_rej(struct ipoib_dev *priv, struct ib_cm_id *id,
-		     const union ib_gid *gid, const char *why)
+		     const union ib_gid *gid, u8 reason, const char *why)
 {
 	u8 pd[IPOIB_CM_PRIV_LEN];
 
 	make_priv_data(priv, pd);
-	ib_send_cm_rej(id, IB_CM_REJ_CONSUMER_DEFINED, NULL, 0, pd, sizeof(pd));
-	ipoib_count(priv, IPOIB_CNT_CM_REJECTS_SENT);
+	if (!ib_send_cm_rej(id, reason, NULL, 0, pd, sizeof(pd)))
+		ipoib_count(priv, IPOIB_CNT_CM_REJECTS_SENT);
 	if (why)
-		net_info_ratelimited("%s: rejected a connection request from %pI6: %s\n",
+		net_info_ratelimited("%s: refused a connection with %pI6 (REJ reason %u): %s\n",
 				     priv->dev->name, gid ? gid->raw : NULL,
-				     why);
+				     reason, why);
+}
+
+/* Our side could not set the connection up: the reason for the REJ. */
+static u8 rej_reason_of(int err)
+{
+	return err == -ENOMEM ? IB_CM_REJ_NO_RESOURCES : IB_CM_REJ_NO_QP;
 }
 
 /* Passive side: QP through INIT, RTR and RTS, then the REP. */
@@ -665,7 +764,10 @@ static int conn_accept(struct ipoib_cm_conn *conn)
 	return ib_send_cm_rep(conn->id, &rep);
 }
 
-/* Our own REQ for a shared connection to this peer, still unanswered. */
+/*
+ * Our own REQ for a shared connection to this peer, still unanswered; a
+ * reference taken.
+ */
 static struct ipoib_cm_conn *pending_req(struct ipoib_dev *priv,
 					 const u8 *peer)
 {
@@ -676,7 +778,7 @@ static struct ipoib_cm_conn *pending_req(struct ipoib_dev *priv,
 		if (conn->initiator && conn->shared && same_peer(conn, peer) &&
 		    (conn->state == IPOIB_CM_CONNECTING ||
 		     conn->state == IPOIB_CM_WAIT_PEER))
-			return conn;
+			return conn_get(conn);
 	return NULL;
 }
 
@@ -699,7 +801,7 @@ static bool req_just_won(struct ipoib_dev *priv, const u8 *peer)
 	return false;
 }
 
-/* The shared connection we have with it already. */
+/* The shared connection we have with it already; a reference taken. */
 static struct ipoib_cm_conn *live_conn(struct ipoib_dev *priv, const u8 *peer)
 {
 	struct ipoib_cm_conn *conn;
@@ -708,7 +810,7 @@ static struct ipoib_cm_conn *live_conn(struct ipoib_dev *priv, const u8 *peer)
 	list_for_each_entry(conn, &priv->cm->conns, link)
 		if (conn->shared && same_peer(conn, peer) &&
 		    conn->state == IPOIB_CM_LIVE)
-			return conn;
+			return conn_get(conn);
 	return NULL;
 }
 
@@ -728,6 +830,12 @@ static bool req_shared(struct ipoib_dev *priv, const u8 *peer, bool sid_rfc)
 	return shared;
 }
 
+/*
+ * A REQ.  Until a connection takes the id, a refusal returns an error and
+ * the CM destroys the id; from then on the id is the connection's, whose
+ * work item alone destroys it (ipoib_cm.h), and this returns 0 whatever
+ * becomes of the accept.
+ */
 static int handle_req(struct ipoib_dev *priv, struct ib_cm_id *id,
 		      const struct ib_cm_event *ev)
 {
@@ -743,21 +851,24 @@ static int handle_req(struct ipoib_dev *priv, struct ib_cm_id *id,
 	ipoib_count(priv, IPOIB_CNT_CM_REQS_RECEIVED);
 	if (ipoib_cm_priv_parse(ev->private_data, IB_CM_REQ_PRIVATE_DATA_SIZE,
 				&qpn, &rx_mtu)) {
-		send_rej(priv, id, gid, "private data malformed (UD QPN or receive MTU)");
+		send_rej(priv, id, gid, IB_CM_REJ_UNSUPPORTED,
+			 "private data malformed (UD QPN or receive MTU)");
 		return -EINVAL;
 	}
 	if (!ipoib_cm_rx_mtu_usable(rx_mtu)) {
 		ipoib_count(priv, IPOIB_CNT_CM_REJ_SMALL_MTU);
-		send_rej(priv, id, gid, "receive MTU below 1284, too small for IPv6");
+		send_rej(priv, id, gid, IB_CM_REJ_INVALID_MTU,
+			 "receive MTU below 1284, too small for IPv6");
 		return -EINVAL;
 	}
 	if (!req->remote_qpn) {
-		send_rej(priv, id, gid, "QPN 0");
+		send_rej(priv, id, gid, IB_CM_REJ_UNSUPPORTED, "QPN 0");
 		return -EINVAL;
 	}
 	if (req->qp_type != IB_QPT_RC &&
 	    !(req->qp_type == IB_QPT_UC && ipoib_cm_uc)) {
-		send_rej(priv, id, gid, "unsupported QP type");
+		send_rej(priv, id, gid, IB_CM_REJ_INVALID_TRANSPORT_TYPE,
+			 "unsupported QP type");
 		return -EINVAL;
 	}
 	ipoib_addr_make(peer, req->qp_type == IB_QPT_UC ? IPOIB_FLAG_UC :
@@ -766,7 +877,9 @@ static int handle_req(struct ipoib_dev *priv, struct ib_cm_id *id,
 	spin_lock_bh(&priv->lock);
 	if (!ipoib_cm_active(priv)) {
 		spin_unlock_bh(&priv->lock);
-		send_rej(priv, id, gid, "not in connected mode");
+		/* Starting or stopping: not "invalid service ID", try later. */
+		send_rej(priv, id, gid, IB_CM_REJ_NO_RESOURCES,
+			 "not in connected mode");
 		return -EINVAL;
 	}
 	shared = req_shared(priv, peer, sid_rfc);
@@ -780,9 +893,12 @@ static int handle_req(struct ipoib_dev *priv, struct ib_cm_id *id,
 			ipoib_count(priv, IPOIB_CNT_CM_CROSSINGS);
 			if (larger) {
 				spin_unlock_bh(&priv->lock);
+				if (old)
+					conn_put(old);
 				ipoib_dbg(priv, "REQs crossed with %pI6: ours stands\n",
 					  gid->raw);
-				send_rej(priv, id, gid, NULL);
+				send_rej(priv, id, gid,
+					 IB_CM_REJ_CONSUMER_DEFINED, NULL);
 				return -ECONNREFUSED;
 			}
 		} else {
@@ -791,10 +907,15 @@ static int handle_req(struct ipoib_dev *priv, struct ib_cm_id *id,
 		}
 	}
 	conn = conn_new(priv, peer, false, shared);
-	if (!conn) {
+	if (IS_ERR(conn)) {
 		spin_unlock_bh(&priv->lock);
-		send_rej(priv, id, gid, "no room for another connection");
-		return -ENOMEM;
+		if (old)
+			conn_put(old);
+		ret = PTR_ERR(conn);
+		send_rej(priv, id, gid, ret == -ENOSPC ? IB_CM_REJ_NO_QP :
+			 IB_CM_REJ_NO_RESOURCES,
+			 "no room for another connection");
+		return ret;
 	}
 	conn->sid_rfc = sid_rfc;
 	conn->type = req->qp_type;
@@ -806,14 +927,16 @@ static int handle_req(struct ipoib_dev *priv, struct ib_cm_id *id,
 	spin_unlock_bh(&priv->lock);
 
 	if (old)
-		ipoib_cm_conn_kill(old, false);
+		conn_end_put(old, false, IB_CM_REJ_STALE_CONN);
+	/*
+	 * The connection may be ended meanwhile (the interface going down):
+	 * its destroy sends its REJ and waits for us, and the accept fails.
+	 */
 	ret = conn_accept(conn);
 	if (ret) {
-		/* The CM destroys the id when we return an error. */
-		conn->id = NULL;
-		send_rej(priv, id, gid, "could not set up a QP");
+		send_rej(priv, id, gid, rej_reason_of(ret),
+			 "could not set up a QP");
 		ipoib_cm_conn_kill(conn, false);
-		return ret;
 	}
 	return 0;
 }
@@ -821,36 +944,48 @@ static int handle_req(struct ipoib_dev *priv, struct ib_cm_id *id,
 static void handle_rep(struct ipoib_cm_conn *conn, struct ib_cm_id *id,
 		       const struct ib_cm_event *ev)
 {
+	const union ib_gid *gid =
+		(const union ib_gid *)ipoib_addr_gid(conn->peer);
 	struct ipoib_dev *priv = conn->priv;
+	u8 pd[IPOIB_CM_PRIV_LEN];
 	unsigned int qpn, rx_mtu;
-	int ret = -EINVAL;
+	const char *why;
+	u8 reason;
+	int ret;
 
+	reason = IB_CM_REJ_UNSUPPORTED;
+	why = "bad private data in the REP";
 	if (ipoib_cm_priv_parse(ev->private_data, IB_CM_REP_PRIVATE_DATA_SIZE,
 				&qpn, &rx_mtu) ||
 	    qpn != ipoib_addr_qpn(conn->peer))
-		goto fail;
+		goto bad_rep;
 	if (!ipoib_cm_rx_mtu_usable(rx_mtu)) {
 		ipoib_count(priv, IPOIB_CNT_CM_REJ_SMALL_MTU);
-		ret = -EMSGSIZE;
-		goto fail;
+		reason = IB_CM_REJ_INVALID_MTU;
+		why = "receive MTU below 1284 in the REP";
+		goto bad_rep;
 	}
 	conn->mtu = ipoib_cm_mtu(IPOIB_CM_BUF_SIZE, rx_mtu);
 	conn->remote_qpn = ev->param.rep_rcvd.remote_qpn;
 	ret = conn_modify(conn, IB_QPS_RTR, 0);
 	if (!ret)
 		ret = conn_modify(conn, IB_QPS_RTS, 0);
-	if (!ret)
-		ret = ib_send_cm_rtu(id, NULL, 0);
+	if (ret)
+		goto fail;
+	/* RFC 4755 3.2: every message of the set-up names our UD QPN. */
+	make_priv_data(priv, pd);
+	ret = ib_send_cm_rtu(id, pd, sizeof(pd));
 	if (ret)
 		goto fail;
 	conn_set_live(conn);
 	return;
 
+bad_rep:
+	send_rej(priv, id, gid, reason, why);
+	ipoib_cm_conn_kill(conn, true);
+	return;
 fail:
-	send_rej(priv, id, (const union ib_gid *)ipoib_addr_gid(conn->peer),
-		 ret == -EINVAL ? "bad private data in the REP" :
-		 ret == -EMSGSIZE ? "receive MTU below 1284 in the REP" :
-		 "could not bring the QP up");
+	send_rej(priv, id, gid, rej_reason_of(ret), "could not bring the QP up");
 	ipoib_cm_conn_kill(conn, true);
 }
 
@@ -886,8 +1021,8 @@ static void handle_rej(struct ipoib_cm_conn *conn,
 	    ipoib_addr_cmp_noflags(priv->dev->dev_addr, conn->peer) < 0) {
 		spin_lock_bh(&priv->lock);
 		if (conn->state == IPOIB_CM_CONNECTING) {
-			conn->state = IPOIB_CM_WAIT_PEER;
-			conn->created = jiffies;
+			conn_set_state(conn, IPOIB_CM_WAIT_PEER);
+			conn->deadline = jiffies + IPOIB_CM_PEER_WAIT;
 		}
 		spin_unlock_bh(&priv->lock);
 		return;
@@ -902,6 +1037,10 @@ static int cm_handler(struct ib_cm_id *id, const struct ib_cm_event *ev)
 {
 	struct ipoib_cm_conn *conn = id->context;
 
+	/* An MRA extends the wait: our REQ is still out. */
+	if (ev->event == IB_CM_REP_RECEIVED || ev->event == IB_CM_REJ_RECEIVED ||
+	    ev->event == IB_CM_REQ_ERROR)
+		WRITE_ONCE(conn->answered, true);
 	switch (ev->event) {
 	case IB_CM_REQ_RECEIVED:
 		return handle_req(id->context, id, ev);
@@ -933,42 +1072,59 @@ static int cm_handler(struct ib_cm_id *id, const struct ib_cm_event *ev)
 	return 0;
 }
 
-/* Idle connections go; so does a lost crossing whose winner never came. */
+/*
+ * A connection whose time is up, a reference taken: idle, or still not up
+ * by its deadline (connecting: counted; a lost crossing whose winner
+ * never came).  *failed: the peer gets datagrams for a while.
+ */
+static struct ipoib_cm_conn *reap_next(struct ipoib_dev *priv, bool *failed)
+{
+	unsigned long idle = ipoib_cm_idle_timeout * HZ;
+	struct ipoib_cm_conn *conn;
+
+	lockdep_assert_held(&priv->lock);
+	list_for_each_entry(conn, &priv->cm->conns, link) {
+		if (conn->state == IPOIB_CM_LIVE) {
+			if (!idle || time_before_eq(jiffies,
+						    READ_ONCE(conn->last_used) +
+						    idle))
+				continue;
+			ipoib_count(priv, IPOIB_CNT_CM_REAPED);
+			*failed = false;
+			return conn_get(conn);
+		}
+		if (time_before_eq(jiffies, conn->deadline))
+			continue;
+		if (conn->state == IPOIB_CM_CONNECTING) {
+			ipoib_count(priv, IPOIB_CNT_CM_CONNECT_TIMEOUTS);
+			net_info_ratelimited("%s: connection to %pI6 not up after %u s; datagrams for it\n",
+					     priv->dev->name,
+					     ipoib_addr_gid(conn->peer),
+					     IPOIB_CM_CONNECT_TIMEOUT / HZ);
+		}
+		*failed = true;
+		return conn_get(conn);
+	}
+	return NULL;
+}
+
+/* Once a second, while connected mode runs. */
 static void reap_task(struct work_struct *work)
 {
 	struct ipoib_cm_dev *cm = container_of(to_delayed_work(work),
 					       struct ipoib_cm_dev, reap_task);
 	struct ipoib_dev *priv = cm->priv;
-	unsigned long idle = ipoib_cm_idle_timeout * HZ;
-	struct ipoib_cm_conn *conn, *victim;
+	struct ipoib_cm_conn *victim;
 	bool failed;
 
-	do {
-		victim = NULL;
-		failed = false;
+	for (;;) {
 		spin_lock_bh(&priv->lock);
-		list_for_each_entry(conn, &cm->conns, link) {
-			if (conn->state == IPOIB_CM_WAIT_PEER &&
-			    time_after(jiffies,
-				       conn->created + IPOIB_CM_PEER_WAIT)) {
-				victim = conn;
-				failed = true;
-				break;
-			}
-			if (idle && conn->state == IPOIB_CM_LIVE &&
-			    time_after(jiffies,
-				       READ_ONCE(conn->last_used) + idle)) {
-				victim = conn;
-				break;
-			}
-		}
+		victim = reap_next(priv, &failed);
 		spin_unlock_bh(&priv->lock);
-		if (victim) {
-			if (!failed)
-				ipoib_count(priv, IPOIB_CNT_CM_REAPED);
-			ipoib_cm_conn_kill(victim, failed);
-		}
-	} while (victim);
+		if (!victim)
+			break;
+		conn_end_put(victim, failed, IB_CM_REJ_TIMEOUT);
+	}
 
 	if (ipoib_cm_active(priv))
 		queue_delayed_work(ipoib_cm_wq, &cm->reap_task, HZ);
@@ -1075,10 +1231,12 @@ void ipoib_cm_down(struct ipoib_dev *priv)
 		spin_lock_bh(&priv->lock);
 		conn = list_first_entry_or_null(&cm->conns,
 						struct ipoib_cm_conn, link);
+		if (conn)
+			conn_get(conn);
 		spin_unlock_bh(&priv->lock);
 		if (!conn)
 			break;
-		ipoib_cm_conn_kill(conn, false);
+		conn_end_put(conn, false, IB_CM_REJ_NO_RESOURCES);
 	}
 	flush_workqueue(ipoib_cm_wq);
 	ipoib_cm_cq_cleanup(priv);

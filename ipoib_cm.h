@@ -16,6 +16,15 @@
  * is freed only once a marker posted after its last work request has come
  * back through that CQ: nothing of it is left there (ipoib_cm.c,
  * conn_quiesce()).
+ *
+ * Lifetime (ipoib_cm.c has the code): a connection holds a reference for
+ * itself from conn_new() until its work item has torn it down; whoever
+ * finds one under priv->lock and uses it after dropping the lock takes a
+ * reference first.  The last reference frees it after an RCU grace
+ * period, because the transmit path reads neigh->cm under RCU and the
+ * transmit lock without one.  Ending it (ipoib_cm_conn_kill()) may be
+ * asked any number of times, from any context: the first unlinks it, and
+ * only its work item destroys its cm_id and QP, once.
  */
 #ifndef IPOIB_CM_H
 #define IPOIB_CM_H
@@ -40,7 +49,14 @@
 /* CQ entries a shared CQ offers connections beyond the SRQ's receives. */
 #define IPOIB_CM_CQ_SEATS	512
 #define IPOIB_CM_MAX_QUEUED	64	/* packets held while connecting */
+/*
+ * A connection not up by then is given up: what waited for it goes over
+ * UD, and the peer gets datagrams until its backoff ends.  Long enough
+ * for the CM to resend a lost REQ or REP once or twice.
+ */
 #define IPOIB_CM_CONNECT_TIMEOUT (10 * HZ)
+/* Auto policy: how long a peer's in-tree form is trusted (see ipoib.rst). */
+#define IPOIB_CM_FORM_TTL	(10 * 60 * HZ)
 /* A crossing settles within this: the REQ that won, or the one that lost. */
 #define IPOIB_CM_PEER_WAIT	(3 * HZ)
 #define IPOIB_CM_RETRY_MIN	HZ
@@ -97,6 +113,7 @@ struct ipoib_cm_cq {
 
 struct ipoib_cm_conn {
 	struct ipoib_dev *priv;
+	struct kref ref;		/* see the top of this file */
 	struct list_head link;		/* cm->conns, under priv->lock */
 	struct ib_cm_id *id;
 	struct ib_qp *qp;
@@ -108,13 +125,17 @@ struct ipoib_cm_conn {
 	struct sa_path_rec path;	/* initiator: where the REQ goes */
 	unsigned int mtu;		/* IPoIB MTU over this connection */
 	u32 remote_qpn;			/* the peer's RC/UC QP */
+	/* Written under priv->lock, read without it by the transmit path. */
 	enum ipoib_cm_state state;
+	u8 rej_reason;			/* for a REJ when torn down unfinished */
 	bool initiator;
+	bool answered;			/* initiator: our REQ got an answer */
 	bool shared;			/* the pair's only one: both ends send */
 	bool sid_rfc;			/* REQ to (or taken on) RFC service ID */
 	bool can_send;			/* ours to send on: initiator or shared */
 	bool failed;			/* died of an error: back off */
 	unsigned long created;
+	unsigned long deadline;		/* connecting or wait-peer ends by then */
 	unsigned long live_since;
 	unsigned long last_used;	/* last send or receive */
 	struct sk_buff_head queue;	/* sends waiting for LIVE */
