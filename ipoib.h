@@ -143,6 +143,7 @@ struct ipoib_neigh {
 	unsigned long cm_retry_at;	/* after a failure: UD until then */
 	unsigned long cm_backoff;
 	u8 cm_peer_form;		/* enum ipoib_cm_peer_form */
+	unsigned long cm_form_at;	/* ... learned then */
 	unsigned long last_used;
 	struct rcu_head rcu;
 	bool dead;

@@ -274,16 +274,35 @@ void ipoib_cm_req_form(int policy, enum ipoib_cm_peer_form form,
 }
 
 /*
+ * What is still believed of a peer learned to be of form at learned: the
+ * in-tree form only for IPOIB_CM_FORM_TTL, after which the RFC service ID
+ * is asked again (a peer may have been caught restarting, or replaced).
+ * Pure, for the self-tests.
+ */
+enum ipoib_cm_peer_form ipoib_cm_form_now(enum ipoib_cm_peer_form form,
+					  unsigned long learned,
+					  unsigned long now)
+{
+	if (form == IPOIB_CM_PEER_LINUX &&
+	    time_after(now, learned + IPOIB_CM_FORM_TTL))
+		return IPOIB_CM_PEER_UNKNOWN;
+	return form;
+}
+
+/*
  * Our REQ to this neighbour: to the RFC service ID and shared, or to the
  * in-tree one and one-way, as the policy and what the peer showed say.
+ * NULL when no connection can be made now.
  */
 struct ipoib_cm_conn *ipoib_cm_conn_start(struct ipoib_dev *priv,
-					  const struct ipoib_neigh *neigh)
+					  struct ipoib_neigh *neigh)
 {
 	struct ipoib_cm_conn *conn;
 	bool sid_rfc, shared;
 
 	lockdep_assert_held(&priv->lock);
+	neigh->cm_peer_form = ipoib_cm_form_now(neigh->cm_peer_form,
+						neigh->cm_form_at, jiffies);
 	ipoib_cm_req_form(ipoib_cm_policy, neigh->cm_peer_form,
 			  ipoib_cm_sid_rfc, &sid_rfc, &shared);
 	conn = conn_new(priv, neigh->daddr, true, shared);
@@ -293,7 +312,10 @@ struct ipoib_cm_conn *ipoib_cm_conn_start(struct ipoib_dev *priv,
 	return conn;
 }
 
-/* Auto policy: every neighbour of this peer remembers what it showed. */
+/*
+ * Auto policy: every neighbour of this peer remembers what it showed, and
+ * when; IPOIB_CM_PEER_UNKNOWN forgets it.
+ */
 static void learn_peer_form(struct ipoib_dev *priv, const u8 *peer,
 			    enum ipoib_cm_peer_form form)
 {
@@ -301,12 +323,16 @@ static void learn_peer_form(struct ipoib_dev *priv, const u8 *peer,
 
 	lockdep_assert_held(&priv->lock);
 	list_for_each_entry(neigh, &priv->neigh_list, all_link) {
-		if (!same_peer_addr(neigh->daddr, peer) ||
-		    neigh->cm_peer_form == form)
+		if (!same_peer_addr(neigh->daddr, peer))
+			continue;
+		neigh->cm_form_at = jiffies;
+		if (neigh->cm_peer_form == form)
 			continue;
 		neigh->cm_peer_form = form;
-		ipoib_count(priv, form == IPOIB_CM_PEER_RFC ?
-			    IPOIB_CNT_CM_PEERS_RFC : IPOIB_CNT_CM_PEERS_LINUX);
+		if (form != IPOIB_CM_PEER_UNKNOWN)
+			ipoib_count(priv, form == IPOIB_CM_PEER_RFC ?
+				    IPOIB_CNT_CM_PEERS_RFC :
+				    IPOIB_CNT_CM_PEERS_LINUX);
 	}
 }
 
@@ -1000,16 +1026,23 @@ static void handle_rej(struct ipoib_cm_conn *conn,
 	 * Auto policy: a peer without the RFC service ID is an in-tree one.
 	 * Asking again at once in its form: the packets that waited go
 	 * back through the send path, which finds the neighbour now knows.
+	 * Should the in-tree service ID be refused the same way, the peer
+	 * listens on neither (it is starting, or stopping): what was
+	 * learned goes, and the RFC form is asked first next time.
 	 */
-	if (conn->initiator && conn->sid_rfc &&
-	    reason == IB_CM_REJ_INVALID_SERVICE_ID) {
-		ipoib_count(priv, IPOIB_CNT_CM_REJ_SERVICE_ID);
+	if (conn->initiator && reason == IB_CM_REJ_INVALID_SERVICE_ID) {
+		if (conn->sid_rfc)
+			ipoib_count(priv, IPOIB_CNT_CM_REJ_SERVICE_ID);
 		if (ipoib_cm_policy == IPOIB_CM_POLICY_AUTO) {
 			spin_lock_bh(&priv->lock);
-			learn_peer_form(priv, conn->peer, IPOIB_CM_PEER_LINUX);
+			learn_peer_form(priv, conn->peer, conn->sid_rfc ?
+					IPOIB_CM_PEER_LINUX :
+					IPOIB_CM_PEER_UNKNOWN);
 			spin_unlock_bh(&priv->lock);
-			ipoib_cm_conn_kill(conn, false);
-			return;
+			if (conn->sid_rfc) {
+				ipoib_cm_conn_kill(conn, false);
+				return;
+			}
 		}
 	}
 	/*
@@ -1189,7 +1222,11 @@ int ipoib_cm_up(struct ipoib_dev *priv)
 		ipoib_cm_rx_cleanup(priv);
 		return ret;
 	}
-	for (i = 0; i < ARRAY_SIZE(cm->listen); i++) {
+	/*
+	 * The RFC service ID first: a peer that finds the in-tree one
+	 * without it would take us for an in-tree peer.
+	 */
+	for (i = ARRAY_SIZE(cm->listen); i-- > 0;) {
 		struct ib_cm_id *id = ib_create_cm_id(priv->ca, cm_handler,
 						      priv);
 

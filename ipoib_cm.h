@@ -76,7 +76,10 @@ enum ipoib_cm_policy {
 	IPOIB_CM_POLICY_AUTO,
 };
 
-/* What a peer has shown of itself (auto policy), kept with the neighbour. */
+/*
+ * What a peer has shown of itself (auto policy), kept with the neighbour
+ * with the time it was learned.
+ */
 enum ipoib_cm_peer_form {
 	IPOIB_CM_PEER_UNKNOWN,		/* REQ to the RFC service ID first */
 	IPOIB_CM_PEER_LINUX,		/* in-tree service ID, one-way pairs */
@@ -186,8 +189,11 @@ extern struct workqueue_struct *ipoib_cm_wq;
 void ipoib_cm_conn_kill(struct ipoib_cm_conn *conn, bool failed);
 void ipoib_cm_req_form(int policy, enum ipoib_cm_peer_form form,
 		       bool sid_param_rfc, bool *sid_rfc, bool *shared);
+enum ipoib_cm_peer_form ipoib_cm_form_now(enum ipoib_cm_peer_form form,
+					  unsigned long learned,
+					  unsigned long now);
 struct ipoib_cm_conn *ipoib_cm_conn_start(struct ipoib_dev *priv,
-					  const struct ipoib_neigh *neigh);
+					  struct ipoib_neigh *neigh);
 struct ipoib_cm_conn *ipoib_cm_find_sendable(struct ipoib_dev *priv,
 					     const u8 *peer);
 
