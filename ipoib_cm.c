@@ -20,6 +20,8 @@
 #include <linux/module.h>
 #include <linux/random.h>
 #include <linux/seq_file.h>
+#include <net/neighbour.h>
+#include <net/netevent.h>
 #include <rdma/ib_cache.h>
 #include "ipoib_cm.h"
 
@@ -109,14 +111,24 @@ int ipoib_cm_check_params(void)
 	return 0;
 }
 
+static struct notifier_block cm_neigh_nb;
+
 int ipoib_cm_module_init(void)
 {
+	int ret;
+
 	ipoib_cm_wq = alloc_workqueue("%s_cm", WQ_MEM_RECLAIM, 0, DRV_NAME);
-	return ipoib_cm_wq ? 0 : -ENOMEM;
+	if (!ipoib_cm_wq)
+		return -ENOMEM;
+	ret = register_netevent_notifier(&cm_neigh_nb);
+	if (ret)
+		destroy_workqueue(ipoib_cm_wq);
+	return ret;
 }
 
 void ipoib_cm_module_exit(void)
 {
+	unregister_netevent_notifier(&cm_neigh_nb);
 	destroy_workqueue(ipoib_cm_wq);
 }
 
@@ -421,6 +433,71 @@ void ipoib_cm_peer_moved(struct ipoib_dev *priv, const union ib_gid *gid)
 			conn_end_put(found, false, IB_CM_REJ_INVALID_LID);
 	} while (found);
 }
+
+/* A connection whose peer's address is addr, a reference taken; or NULL. */
+static struct ipoib_cm_conn *find_by_addr(struct ipoib_dev *priv,
+					  const u8 *addr)
+{
+	struct ipoib_cm_conn *conn;
+
+	lockdep_assert_held(&priv->lock);
+	list_for_each_entry(conn, &priv->cm->conns, link)
+		if (same_peer(conn, addr))
+			return conn_get(conn);
+	return NULL;
+}
+
+/*
+ * The kernel gave up on a neighbour whose link address is addr: its ARP
+ * or ND probes, sent over UD, went unanswered.  A connection to that
+ * peer is no use, and on UC nothing else would ever say so (a send into
+ * the void completes as well as any other): it goes, not as a failure.
+ * Should the peer answer again, its next packet makes a new one.  Runs in
+ * the netevent chain's RCU read section: priv->cm is freed only after
+ * the interface's unregister has waited for a grace period.
+ */
+static void peer_lost(struct ipoib_dev *priv, const u8 *addr)
+{
+	struct ipoib_cm_conn *conn;
+	bool lost = false;
+
+	if (!priv->cm)
+		return;
+	for (;;) {
+		spin_lock_bh(&priv->lock);
+		conn = find_by_addr(priv, addr);
+		spin_unlock_bh(&priv->lock);
+		if (!conn)
+			break;
+		lost = true;
+		conn_end_put(conn, false, IB_CM_REJ_TIMEOUT);
+	}
+	if (!lost)
+		return;
+	ipoib_count(priv, IPOIB_CNT_CM_PEERS_LOST);
+	net_info_ratelimited("%s: %pI6 no longer answers at its address; its connections end\n",
+			     priv->dev->name, ipoib_addr_gid(addr));
+}
+
+/* Neighbour updates, of every device: ours whose neighbour failed. */
+static int cm_neigh_event(struct notifier_block *nb, unsigned long event,
+			  void *ptr)
+{
+	struct neighbour *n = ptr;
+	u8 ha[MAX_ADDR_LEN];
+
+	if (event != NETEVENT_NEIGH_UPDATE || !ipoib_is_our_netdev(n->dev) ||
+	    !(READ_ONCE(n->nud_state) & NUD_FAILED) ||
+	    n->dev->addr_len != IPOIB_ALEN)
+		return NOTIFY_DONE;
+	neigh_ha_snapshot(ha, n, n->dev);
+	peer_lost(ipoib_priv(n->dev), ha);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block cm_neigh_nb = {
+	.notifier_call = cm_neigh_event,
+};
 
 /*
  * The peer has shown it takes connections again (one of ours came up, or
