@@ -9,19 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "../../../ipoib_wire.h"
+#include "../unit.h"
 
-static unsigned int passed, failed;
-
-#define CHECK(cond, ...) do {					\
-	if (cond) {						\
-		passed++;					\
-	} else {						\
-		failed++;					\
-		printf("FAIL %s:%d: ", __func__, __LINE__);	\
-		printf(__VA_ARGS__);				\
-		printf("\n");					\
-	}							\
-} while (0)
 
 /* "ff12:401b:ffff::ffff:ffff" style text to 16 bytes; aborts on typos. */
 static void gid_parse(unsigned char *out, const char *text)
@@ -314,18 +303,17 @@ static void test_service_id(void)
 
 int main(void)
 {
-	test_addr_layout();
-	test_broadcast();
-	test_mgid_v4();
-	test_mgid_v6();
-	test_mcast_addr_ok();
-	test_sendable();
-	test_arp();
-	test_pkeys();
-	test_mtu();
-	test_crossing();
-	test_cm_priv();
-	test_service_id();
-	printf("%u passed, %u failed\n", passed, failed);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	RUN(test_addr_layout);
+	RUN(test_broadcast);
+	RUN(test_mgid_v4);
+	RUN(test_mgid_v6);
+	RUN(test_mcast_addr_ok);
+	RUN(test_sendable);
+	RUN(test_arp);
+	RUN(test_pkeys);
+	RUN(test_mtu);
+	RUN(test_crossing);
+	RUN(test_cm_priv);
+	RUN(test_service_id);
+	return unit_report();
 }
