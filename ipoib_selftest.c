@@ -8,6 +8,7 @@
  * failure names the check and refuses the load.
  */
 #include <linux/module.h>
+#include <linux/string.h>
 #include "ipoib_cm.h"
 
 static bool ipoib_selftest;
@@ -28,8 +29,8 @@ static void check(struct selftest *st, bool ok, const char *what, int line)
 	if (ok)
 		return;
 	st->failed++;
-	pr_err(DRV_NAME ": self-test failed (ipoib_selftest.c:%d): %s\n",
-	       line, what);
+	pr_err(DRV_NAME ": self-test failed (%s:%d): %s\n",
+	       kbasename(__FILE__), line, what);
 }
 
 /* head and tail run on and wrap; their difference is what is posted. */
