@@ -11,9 +11,12 @@
 # log must stay clean (a refcount underflow or a use after free fails the
 # case), and at least one accept must have been cut short, or the case
 # proved nothing.  The fabric makes each connected QP's move to RTR take
-# 300 ms (sib rtr_delay_ms), so that the down lands in the accept; without
-# SRQ (sib srq=0), so that the accept has a receive ring to fill and free
-# too.  Then h1 and h2 still ping over a connection.
+# 2 s (sib rtr_delay_ms), longer than a down takes to reach connected mode
+# (it leaves the groups first), so that the down lands in the accept; the
+# probe's path comes from the SA, whose packet lifetime makes the probe
+# wait that long for the REP.  No SRQ (sib srq=0), so that the accept has
+# a receive ring to fill and free too.  Then h1 and h2 still ping over a
+# connection.
 #
 #   cmprobe (sib0) --REQ, REQ, REQ...--> h2: ib (sib1), down and up
 #   h1: ib (sib0) 10.16.0.1                  10.16.0.2
@@ -38,14 +41,13 @@ two_hosts --connected ib_ipoib 10.16.0
 modprobe cmprobe
 qpn=$(ip netns exec h2 cat "/sys/class/net/$b/address" | cut -d: -f2-4 | tr -d :)
 dgid=$(cat /sys/class/infiniband/sib1/ports/1/gids/0)
-dlid=$(cat /sys/class/infiniband/sib1/ports/1/lid)
 cm=/sys/kernel/debug/ib_ipoib/$b/cm
 
 step "REQs back to back while h2 goes down and up $ROUNDS times"
-echo 300 >"$SIB/rtr_delay_ms"
+echo 2000 >"$SIB/rtr_delay_ms"
 (
 	while :; do
-		echo "dev=sib0 dgid=$dgid dlid=$dlid qpn=0x$qpn pdata=good" >"$PROBE" || true
+		echo "dev=sib0 dgid=$dgid qpn=0x$qpn pdata=good" >"$PROBE" || true
 	done
 ) &
 prober=$!
