@@ -147,6 +147,7 @@ struct ipoib_neigh {
 	unsigned long cm_retry_at;	/* after a failure: UD until then */
 	unsigned long cm_backoff;
 	u8 cm_peer_form;		/* enum ipoib_cm_peer_form */
+	unsigned long cm_form_at;	/* ... learned then */
 	unsigned long last_used;
 	struct rcu_head rcu;
 	bool dead;
@@ -279,6 +280,8 @@ enum ipoib_counter {
 	IPOIB_CNT_CM_RX_DROP_NO_MEM,
 	IPOIB_CNT_CM_ERRORS_WC,
 	IPOIB_CNT_CM_TX_DROP_NO_MEM,	/* no memory for a send ring */
+	IPOIB_CNT_CM_CONNECT_TIMEOUTS,	/* not up within the bound: UD */
+	IPOIB_CNT_CM_PEERS_LOST,	/* the kernel gave up on the address */
 	IPOIB_NR_COUNTERS
 };
 

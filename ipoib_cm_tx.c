@@ -263,6 +263,15 @@ bool ipoib_cm_xmit(struct ipoib_dev *priv, struct ipoib_neigh *neigh,
 		cm_send(priv, conn, skb);
 		return true;
 	}
+	/*
+	 * A try after a failure (the peer did not answer, say): datagrams
+	 * until it is up, rather than another wait of up to
+	 * IPOIB_CM_CONNECT_TIMEOUT.  Only a first try holds packets.
+	 */
+	if (neigh->cm_backoff) {
+		spin_unlock_bh(&priv->lock);
+		return ud_too_big(priv, skb);
+	}
 	if (skb_queue_len(&conn->queue) >= IPOIB_CM_MAX_QUEUED) {
 		spin_unlock_bh(&priv->lock);
 		ipoib_tx_drop(priv, skb, IPOIB_CNT_CM_TX_DROP_QUEUE);

@@ -273,9 +273,9 @@ static inline int ipoib_lid_same_port(unsigned int a, unsigned int b,
 }
 
 /*
- * RFC 4755 section 6: the private data of every CM message that sets up a
- * connection (REQ, REP, REJ): {reserved:8, UD QPN:24}{receive MTU:32}, in
- * network order.
+ * RFC 4755 sections 3.2 and 6: the private data of every CM message that
+ * sets up a connection (REQ, REP, RTU, REJ): {reserved:8, UD QPN:24}
+ * {receive MTU:32}, in network order.
  */
 #define IPOIB_CM_PRIV_LEN	8
 #define IPOIB_CM_MIN_RX_MTU	(IPOIB_MIN_MTU + IPOIB_ENCAP_LEN)

@@ -465,6 +465,7 @@ struct sib_fabric {
 	u32 mad_drop_every;		/* drop every Nth MAD, 0 = none */
 	u32 ud_drop_every;		/* drop every Nth UD data packet */
 	u32 rc_drop_every;		/* lose every Nth RC/UC message */
+	u32 rtr_delay_ms;		/* RC/UC QPs sleep this long into RTR */
 	atomic_t mad_seq, ud_seq, rc_seq;
 	atomic_t fail_qkey_set;		/* Q_Key changes left to refuse */
 };

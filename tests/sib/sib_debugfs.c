@@ -8,6 +8,10 @@
  *                                      that change a QP's Q_Key alone (as
  *                                      IPoIB does for the broadcast group)
  *                                      fail with -EIO; read: how many left
+ *   rtr_delay_ms                       an RC or UC QP's move to RTR sleeps
+ *                                      that long first: a connection's set-up
+ *                                      takes long enough for a race with its
+ *                                      teardown to be hit
  *   cm_hold                            write 1: CM MADs wait; req: REQs
  *                                      only; 0: they go on; read: how many
  *                                      wait
@@ -509,6 +513,7 @@ int sib_debugfs_init(void)
 			   &sib_fabric.rc_drop_every);
 	debugfs_create_atomic_t("fail_qkey_set", 0644, root,
 				&sib_fabric.fail_qkey_set);
+	debugfs_create_u32("rtr_delay_ms", 0644, root, &sib_fabric.rtr_delay_ms);
 	debugfs_create_file("cm_hold", 0644, root, NULL, &cm_hold_fops);
 	debugfs_create_file("cm_release", 0200, root, NULL, &cm_release_fops);
 	debugfs_create_file("group_mtu", 0644, root, NULL, &group_mtu_fops);
