@@ -47,7 +47,7 @@ define build_module
 	@mkdir -p $(BUILD)/$(1)
 	@for f in $(foreach d,$(2),$(d)/*.c $(d)/*.h $(d)/Kbuild) $(top)/Kbuild.compat; do \
 		[ -e "$$f" ] && ln -sf "$$f" $(BUILD)/$(1)/; done; true
-	$(MAKE) -C $(KDIR) M=$(BUILD)/$(1) $(3) modules
+	+$(MAKE) -C $(KDIR) M=$(BUILD)/$(1) $(3) modules
 endef
 
 # Test modules that need it share a compat header and probes (tests/compat/).
