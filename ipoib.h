@@ -23,6 +23,8 @@
  *   ipoib_cm_cq.c      connected mode: the CQs connections share
  *   ipoib_sysfs.c, ipoib_netlink.c, ipoib_ethtool.c, ipoib_debugfs.c
  *                      what users touch
+ *   ipoib_fault.c      allocation failures on demand (fault-injection
+ *                      kernels only; ipoib_fault.h)
  */
 #ifndef IPOIB_H
 #define IPOIB_H
@@ -38,6 +40,8 @@
 #include <rdma/ib_sa.h>
 #include "compat.h"
 #include "ipoib_wire.h"
+/* Last: it rewrites the allocator calls of the files that include us. */
+#include "ipoib_fault.h"
 
 #define DRV_NAME		KBUILD_MODNAME
 #define DRV_VERSION		"1.0"
