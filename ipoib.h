@@ -423,6 +423,8 @@ struct ipoib_dev {
 	struct work_struct flush_heavy;
 	struct work_struct tx_recover_task;
 	struct delayed_work cm_fallback_task;	/* connected mode failed */
+	struct delayed_work up_retry_task;	/* a bring-up failed while up */
+	unsigned long up_retry_backoff;		/* under state_lock */
 	struct sk_buff_head staged;	/* waited, ready to go: ipoib_xmit.c */
 	struct ib_event_handler event_handler;
 
@@ -631,6 +633,7 @@ int ipoib_resize_rings(struct ipoib_dev *priv, unsigned int rx,
 int ipoib_set_mode(struct ipoib_dev *priv, bool connected,
 		   struct netlink_ext_ack *extack);
 void ipoib_cm_fallback_task(struct work_struct *work);
+void ipoib_up_retry_task(struct work_struct *work);
 void ipoib_link_task(struct work_struct *work);
 
 /* ipoib_rdma_cm.c */
