@@ -160,6 +160,7 @@ int ipoib_stop(struct net_device *dev)
 	netif_carrier_off(dev);
 	priv->up_retry_backoff = 0;
 	mutex_unlock(&priv->state_lock);
+	ipoib_too_big_flush(priv);
 	/* It takes state_lock; closed, it would do nothing if it ran. */
 	cancel_delayed_work_sync(&priv->up_retry_task);
 	return 0;

@@ -44,6 +44,7 @@ struct cmprobe_req {
 	u32 mtu;		/* the receive MTU we claim */
 	u32 len;		/* pdata=random: how many bytes */
 	u64 seed;		/* pdata=random: what they are */
+	bool no_rtu;		/* after a REP: no RTU, wait for the peer */
 };
 
 /* The larger of the REP and REJ private data fields. */
@@ -61,6 +62,9 @@ struct cmprobe_result {
 	u8 ari[IB_CM_REJ_ARI_LENGTH];
 	unsigned int ari_len;
 	const char *teardown;	/* after a REP: how the connection ended */
+	int teardown_reason;	/* ... by the peer's REJ: its reason */
+	u8 teardown_pdata[CMPROBE_PDATA_MAX];	/* and private data */
+	unsigned int teardown_pdata_len;
 };
 
 struct seq_file;
