@@ -250,6 +250,23 @@ static __always_inline int ipoib_fault_ib_send_cm_rtu(struct ib_cm_id *id,
 	       ib_send_cm_rtu(id, data, len);
 }
 
+/* A REJ or DREP that is not sent: the peer's timers take over. */
+static __always_inline int ipoib_fault_ib_send_cm_rej(struct ib_cm_id *id,
+						      enum ib_cm_rej_reason reason,
+						      void *ari, u8 ari_len,
+						      const void *data, u8 len)
+{
+	return ipoib_fault_alloc("ib_send_cm_rej", 1) ? -ENOMEM :
+	       ib_send_cm_rej(id, reason, ari, ari_len, data, len);
+}
+
+static __always_inline int ipoib_fault_ib_send_cm_drep(struct ib_cm_id *id,
+						       const void *data, u8 len)
+{
+	return ipoib_fault_alloc("ib_send_cm_drep", 1) ? -ENOMEM :
+	       ib_send_cm_drep(id, data, len);
+}
+
 static __always_inline struct ib_sa_multicast *
 ipoib_fault_ib_sa_join_multicast(struct ib_sa_client *client,
 				 struct ib_device *ca, u32 port,
@@ -355,6 +372,11 @@ ipoib_fault_ib_sa_path_rec_get(struct ib_sa_client *client,
 #define ib_send_cm_rep(id, param) ipoib_fault_ib_send_cm_rep(id, param)
 #undef ib_send_cm_rtu
 #define ib_send_cm_rtu(id, data, len) ipoib_fault_ib_send_cm_rtu(id, data, len)
+#undef ib_send_cm_rej
+#define ib_send_cm_rej(id, reason, ari, ari_len, data, len) \
+	ipoib_fault_ib_send_cm_rej(id, reason, ari, ari_len, data, len)
+#undef ib_send_cm_drep
+#define ib_send_cm_drep(id, data, len) ipoib_fault_ib_send_cm_drep(id, data, len)
 #undef ib_sa_join_multicast
 #define ib_sa_join_multicast(client, ca, port, rec, mask, gfp, done, ctx) \
 	ipoib_fault_ib_sa_join_multicast(client, ca, port, rec, mask, gfp, \
