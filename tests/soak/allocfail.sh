@@ -19,6 +19,8 @@
 #             addressed and up, pinged; then deleted
 #   conns     a connected-mode child pair: a connection made by a ping and
 #             reaped when idle (cm_idle_timeout=1)
+#   hca       the fabric's module removed and loaded again: our driver
+#             makes its interfaces anew, which go back into h1 and h2
 #
 #   h1: ib (sib0) 10.20.0.1, children 10.20.N.1  ===  h2: ib (sib1) 10.20.0.2, 10.20.N.2
 #
@@ -30,7 +32,10 @@
 # leak.  One SOAK line per part, with the failures injected (the sum of
 # fail_alloc/sites); then the call sites that failed.  soak.scale=N (or
 # soak.faults=N) on the kernel command line: N x 2 attempts per part (make
-# soak: 20).  Skipped on a kernel without fault injection (the stock ones).
+# soak: 20), N for hca (soak.fault_hcas=N; make soak: 10).  It needs the
+# debug kernel's fault injection: the debug tier runs it at soak.faults=1
+# (tests/debug-kernel/ci), tests/soak/run only with --debug-kernel; on a
+# stock kernel it says skipped.
 #
 # timeout: 3600
 set -eu
@@ -42,6 +47,8 @@ set -eu
 . "$TESTS_LIB/soak.sh"
 
 ATTEMPTS=$(soak_knob faults $((2 * SOAK_SCALE)))
+# Removing the fabric takes half a minute whatever the driver: fewer.
+HCAS=$(soak_knob fault_hcas "$SOAK_SCALE")
 FI=/sys/kernel/debug/ib_ipoib/fail_alloc
 DBG=/sys/kernel/debug/ib_ipoib
 PKEYS=0xffff,0x8001,0x8002,0x8003,0x8004,0x8005
@@ -66,7 +73,9 @@ fi_off() { echo 0 >"$FI/probability"; }
 # fi_failed: failures injected since the module was loaded.
 fi_failed() { awk 'NR > 1 && $1 !~ /^#/ { n += $3 } END { print n + 0 }' "$FI/sites"; }
 
-fabric_up devices=2 ports=1 pkeys=$PKEYS
+FABRIC="devices=2 ports=1 pkeys=$PKEYS"
+# shellcheck disable=SC2086 # a list of parameters
+fabric_up $FABRIC
 ours_up cm_idle_timeout=1
 if [ ! -d "$FI" ]; then
 	# failslab and fail_page_alloc need CONFIG_FAULT_INJECTION_DEBUG_FS too.
@@ -129,9 +138,10 @@ attempt() {
 	soak_recover_when "$name" "$t0" "$check"
 }
 
-# part NAME: start a part (a stream, counters); part_end NAME: its SOAK line.
+# part NAME [COUNT]: start a part (a stream, counters); part_end NAME: its SOAK line.
+# (COUNT: its attempts, when not ATTEMPTS).
 part() {
-	step "$1: $ATTEMPTS attempts under TCP"
+	step "$1: ${2:-$ATTEMPTS} attempts under TCP"
 	applied=0 refused=0 injected0=$(fi_failed)
 	: >/tmp/refusals
 	soak_tcp_start h2 10.20.0.2 h1
@@ -312,11 +322,11 @@ for i in $(seq "$ATTEMPTS"); do
 done
 part_end children
 
-# conns_of NS IFACE: the connections the interface has, in any state.
+# conns_of IFACE: the connections the interface has, in any state.
 # shellcheck disable=SC2317 # called through attempt and wait_for
-conns_of() { awk 'NR > 2' "$DBG/$2/cm" | wc -l; }
+conns_of() { awk 'NR > 2' "$DBG/$1/cm" | wc -l; }
 # shellcheck disable=SC2317 # called through wait_for
-no_conns() { [ "$(conns_of h1 "$a.5")" = 0 ] && [ "$(conns_of h2 "$b.5")" = 0 ]; }
+no_conns() { [ "$(conns_of "$a.5")" = 0 ] && [ "$(conns_of "$b.5")" = 0 ]; }
 # shellcheck disable=SC2317 # called through attempt and wait_for
 child_pings() { ip netns exec h1 ping -c 1 -W 1 10.20.5.2 >/dev/null; }
 cm_count() { ip netns exec h1 ethtool -S "$a.5" | awk -v n="$1:" '$1 == n { print $2 }'; }
@@ -346,6 +356,33 @@ echo "   conns: h1 made $(($(cm_count cm_established) - made0)) connections, rea
 ip -n h1 link del "$a.5"
 ip -n h2 link del "$b.5"
 part_end conns
+
+# hosts_back: our new interfaces into h1 and h2, addressed and up, with
+# carrier; sets a and b.  A missing one fails saying so.
+# shellcheck disable=SC2317 # called through attempt
+hosts_back() {
+	a=$(wait_iface ib_ipoib sib0 1) && b=$(wait_iface ib_ipoib sib1 1) || return
+	ib_host h1 "$a" 10.20.0.1/24 && ib_host h2 "$b" 10.20.0.2/24 || return
+	wait_for 20 carrier_is_on h1 "$a" && wait_for 20 carrier_is_on h2 "$b"
+}
+
+# The HCA driver goes and comes back: our driver makes its interfaces
+# again (ipoib_add_one) with injection on.  The stream's socket outlives
+# them, as in fabric.sh.
+# shellcheck disable=SC2317 # called through attempt
+op_hca() {
+	rmmod sib || return
+	# shellcheck disable=SC2086 # a list of parameters
+	modprobe sib $FABRIC || return
+	wait_for 10 all_ports_active || return
+	hosts_back
+}
+
+part hca "$HCAS"
+for i in $(seq "$HCAS"); do
+	attempt "HCA $i" true pings op_hca
+done
+part_end hca
 
 step "call sites that failed"
 awk 'NR == 1 || ($1 !~ /^#/ && $3 > 0)' "$FI/sites"
