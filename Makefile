@@ -107,12 +107,14 @@ vm:
 	$(top)/tests/vm/run $(top)/tests/cases/*.sh
 
 # The debug-kernel tier (tests/debug-kernel/README.md): build the kernel
-# when it is not cached, then run CASES (default: all) on it.
+# when it is not cached, then run CASES (default: every case, and the
+# allocation-failure campaign at one attempt per part) on it.
 debug-kernel:
 	$(top)/tests/debug-kernel/build
 
 check-debug:
-	$(top)/tests/vm/run --debug-kernel $(or $(CASES),$(top)/tests/cases/*.sh)
+	$(top)/tests/vm/run --debug-kernel --append "soak.faults=1 soak.fault_hcas=1" \
+		$(or $(CASES),$(top)/tests/cases/*.sh $(top)/tests/soak/allocfail.sh)
 
 # modprobe looks in updates/ before kernel/: ours wins over the in-tree one.
 # INSTALL_MOD_PATH=DIR installs under DIR instead of /.

@@ -26,6 +26,8 @@
  *   ipoib_cm_cq.c      connected mode: the CQs connections share
  *   ipoib_sysfs.c, ipoib_netlink.c, ipoib_ethtool.c, ipoib_debugfs.c
  *                      what users touch
+ *   ipoib_fault.c      allocation failures on demand (fault-injection
+ *                      kernels only; ipoib_fault.h)
  */
 #ifndef IPOIB_H
 #define IPOIB_H
@@ -41,6 +43,8 @@
 #include <rdma/ib_sa.h>
 #include "compat.h"
 #include "ipoib_wire.h"
+/* Last: it rewrites the allocator calls of the files that include us. */
+#include "ipoib_fault.h"
 
 #define DRV_NAME		KBUILD_MODNAME
 #define DRV_VERSION		"1.0"
@@ -431,6 +435,8 @@ struct ipoib_dev {
 	struct work_struct flush_heavy;
 	struct work_struct tx_recover_task;
 	struct delayed_work cm_fallback_task;	/* connected mode failed */
+	struct delayed_work up_retry_task;	/* a bring-up failed while up */
+	unsigned long up_retry_backoff;		/* under state_lock */
 	struct sk_buff_head staged;	/* waited, ready to go: ipoib_xmit.c */
 	struct sk_buff_head too_big;	/* owed an ICMP: ipoib_pmtu.c */
 	struct work_struct too_big_task;
@@ -669,6 +675,7 @@ int ipoib_resize_rings(struct ipoib_dev *priv, unsigned int rx,
 int ipoib_set_mode(struct ipoib_dev *priv, bool connected,
 		   struct netlink_ext_ack *extack);
 void ipoib_cm_fallback_task(struct work_struct *work);
+void ipoib_up_retry_task(struct work_struct *work);
 void ipoib_link_task(struct work_struct *work);
 
 /* ipoib_rdma_cm.c */

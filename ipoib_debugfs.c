@@ -13,7 +13,8 @@
  * one line per entry under a header, for grep and awk, readable while
  * traffic runs.  The folder keeps the name the interface had when it was
  * made: a rename does not follow it, and a name taken meanwhile gets
- * "-<QPN>" added.  Nothing here is ABI.
+ * "-<QPN>" added.  Nothing here is ABI.  On kernels that inject faults,
+ * fail_alloc/ sits beside the interfaces' folders (ipoib_fault.c).
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
@@ -214,10 +215,13 @@ void ipoib_debugfs_init(void)
 	ipoib_debugfs_root = debugfs_create_dir(DRV_NAME, NULL);
 	if (IS_ERR(ipoib_debugfs_root))
 		ipoib_debugfs_root = NULL;
+	else
+		ipoib_fault_init(ipoib_debugfs_root);
 }
 
 void ipoib_debugfs_exit(void)
 {
+	ipoib_fault_exit();
 	debugfs_remove(ipoib_debugfs_root);
 	ipoib_debugfs_root = NULL;
 }

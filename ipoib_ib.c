@@ -35,12 +35,19 @@ static void *rx_buf(const struct ipoib_rx_slot *slot)
 	return page_address(slot->page) + IPOIB_RX_HEADROOM;
 }
 
+/* A new page for slot i; without one, the slot keeps what it has. */
 static int rx_fill_slot(struct ipoib_dev *priv, unsigned int i)
 {
 	struct ipoib_rx_slot *slot = &priv->rx_ring[i];
+	struct page *page;
+	u64 mapping;
 
-	slot->page = ipoib_rx_page_get(&priv->rx_pages, &slot->mapping);
-	return slot->page ? 0 : -ENOMEM;
+	page = ipoib_rx_page_get(&priv->rx_pages, &mapping);
+	if (unlikely(!page))
+		return -ENOMEM;
+	slot->page = page;
+	slot->mapping = mapping;
+	return 0;
 }
 
 static void rx_release_slot(struct ipoib_dev *priv, struct ipoib_rx_slot *slot)

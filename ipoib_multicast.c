@@ -234,7 +234,9 @@ static int join_done(int status, struct ib_sa_multicast *multicast)
 	return 0;
 }
 
-static void start_join(struct ipoib_dev *priv, struct ipoib_mcast *mcast)
+/* Ask the SA; when that cannot even start, returns when to try again. */
+static unsigned long start_join(struct ipoib_dev *priv,
+				struct ipoib_mcast *mcast)
 {
 	struct ib_sa_mcmember_rec rec = {
 		.mgid = mcast->mgid,
@@ -266,12 +268,22 @@ static void start_join(struct ipoib_dev *priv, struct ipoib_mcast *mcast)
 		mcast_backoff(mcast);
 		netdev_warn(priv->dev, "cannot start joining %pI6: %ld\n",
 			    mcast->mgid.raw, PTR_ERR(sa));
-		return;
+		return mcast->retry_at;
 	}
 	mcast->sa = sa;
+	return 0;
 }
 
-/* What may be joined now; returns the next retry time. */
+/* The earlier of two retry times, 0 being none. */
+static unsigned long sooner(unsigned long next, unsigned long t)
+{
+	return !next || (t && time_before(t, next)) ? t : next;
+}
+
+/*
+ * What may be joined now; returns the next retry time (0: none), a join
+ * that could not start included: nothing else would run the task again.
+ */
 static unsigned long join_pending(struct ipoib_dev *priv)
 {
 	struct ipoib_mcast *bc = priv->broadcast, *mcast;
@@ -283,19 +295,16 @@ static unsigned long join_pending(struct ipoib_dev *priv)
 			return 0;
 		if (time_before(jiffies, bc->retry_at))
 			return bc->retry_at;
-		start_join(priv, bc);
-		return 0;
+		return start_join(priv, bc);
 	}
 	list_for_each_entry(mcast, &priv->mcast_list, list) {
 		if (mcast == bc || mcast->ready || mcast->busy ||
 		    (!mcast->wanted && !mcast->sendonly))
 			continue;
-		if (time_before(jiffies, mcast->retry_at)) {
-			if (!next || time_before(mcast->retry_at, next))
-				next = mcast->retry_at;
-			continue;
-		}
-		start_join(priv, mcast);
+		if (time_before(jiffies, mcast->retry_at))
+			next = sooner(next, mcast->retry_at);
+		else
+			next = sooner(next, start_join(priv, mcast));
 	}
 	return next;
 }
@@ -331,7 +340,7 @@ void ipoib_mcast_task(struct work_struct *work)
 	next = join_pending(priv);
 	spin_unlock_bh(&priv->lock);
 	if (next)
-		kick_task(priv, next - jiffies);
+		kick_task(priv, time_after(next, jiffies) ? next - jiffies : 1);
 }
 
 /*

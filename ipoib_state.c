@@ -50,13 +50,49 @@ static void ipoib_down(struct ipoib_dev *priv)
 	ipoib_rings_down(priv);
 }
 
+/*
+ * Bring the data path up for an interface that stays up whatever happens
+ * (a restart, a resize).  When that fails (memory short, the HCA
+ * refusing), nothing else would try again: a work item does, backing off,
+ * until it works or the interface goes down.
+ */
+static void up_or_retry(struct ipoib_dev *priv)
+{
+	int ret;
+
+	lockdep_assert_held(&priv->state_lock);
+	ret = ipoib_up(priv);
+	if (!ret) {
+		priv->up_retry_backoff = 0;
+		return;
+	}
+	priv->up_retry_backoff = ipoib_backoff_next(priv->up_retry_backoff,
+						    IPOIB_RETRY_MIN,
+						    IPOIB_RETRY_MAX);
+	netdev_warn(priv->dev, "bringing the data path up failed (%d); trying again in %u ms\n",
+		    ret, jiffies_to_msecs(priv->up_retry_backoff));
+	queue_delayed_work(priv->wq, &priv->up_retry_task,
+			   priv->up_retry_backoff);
+}
+
+void ipoib_up_retry_task(struct work_struct *work)
+{
+	struct ipoib_dev *priv = container_of(to_delayed_work(work),
+					      struct ipoib_dev, up_retry_task);
+
+	mutex_lock(&priv->state_lock);
+	if (test_bit(IPOIB_OPEN, &priv->flags) &&
+	    !test_bit(IPOIB_QP_READY, &priv->flags))
+		up_or_retry(priv);
+	mutex_unlock(&priv->state_lock);
+}
+
 /* Everything down, and up again if our P_Key is there. */
 void ipoib_restart(struct ipoib_dev *priv)
 {
 	lockdep_assert_held(&priv->state_lock);
 	ipoib_down(priv);
-	if (ipoib_up(priv))
-		netdev_warn(priv->dev, "restarting the data path failed\n");
+	up_or_retry(priv);
 }
 
 /* Connected mode was chosen but could not start. */
@@ -122,8 +158,11 @@ int ipoib_stop(struct net_device *dev)
 	cancel_delayed_work_sync(&priv->gc_task);
 	ipoib_down(priv);
 	netif_carrier_off(dev);
+	priv->up_retry_backoff = 0;
 	mutex_unlock(&priv->state_lock);
 	ipoib_too_big_flush(priv);
+	/* It takes state_lock; closed, it would do nothing if it ran. */
+	cancel_delayed_work_sync(&priv->up_retry_task);
 	return 0;
 }
 
@@ -147,8 +186,8 @@ int ipoib_resize_rings(struct ipoib_dev *priv, unsigned int rx,
 		NL_SET_ERR_MSG(extack, "the HCA refused queues of that size");
 	else
 		ipoib_update_dev_addr(priv);
-	if (open && ipoib_up(priv))
-		netdev_warn(priv->dev, "the data path did not come back after the resize\n");
+	if (open)
+		up_or_retry(priv);
 	mutex_unlock(&priv->state_lock);
 	return ret;
 }

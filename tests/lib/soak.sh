@@ -7,6 +7,7 @@
 #
 #   SOAK NAME attempts=N recovered=N recover_median_s=X recover_worst_s=X
 #        tcp_sent=BYTES tcp_received=BYTES tcp_whole=yes|no verbs_back=yes|no
+#        [injected=N]
 #
 # A campaign fails (and so does make soak) when any attempt did not recover,
 # the stream ended early, or the verbs objects did not come back; the
@@ -93,11 +94,13 @@ soak_recover_when() {
 # soak_recover WHAT T0 NS ADDR: the same, recovered once NS pings ADDR.
 soak_recover() { soak_recover_when "$1" "$2" ip netns exec "$3" ping -c 1 -W 1 "$4"; }
 
-# soak_report NAME: the SOAK line of the attempts soak_recover counted
-# since the last report, and of the last stream; verbs_back compares with
+# soak_report NAME [KEY=VALUE...]: the SOAK line of the attempts
+# soak_recover counted since the last report, and of the last stream, with
+# the campaign's own figures after them; verbs_back compares with
 # soak_baseline, waiting up to 60 s.
 soak_report() {
 	local name=$1 attempts=${soak_attempts:-0} recovered=${soak_recovered:-0} stats verbs=yes
+	shift
 	stats=$(printf '%s\n' "${soak_times[@]}" | sort -n | awk 'NF { t[n++] = $1 } END {
 		if (!n) { print "- -"; exit }
 		printf "%s %s\n", (n % 2 ? t[int(n / 2)] : (t[n / 2 - 1] + t[n / 2]) / 2), t[n - 1] }')
@@ -105,7 +108,7 @@ soak_report() {
 	echo "SOAK $name attempts=$attempts recovered=$recovered" \
 		"recover_median_s=${stats% *} recover_worst_s=${stats#* }" \
 		"tcp_sent=${soak_tcp_sent:-0} tcp_received=${soak_tcp_received:-0}" \
-		"tcp_whole=${soak_tcp_whole:-no} verbs_back=$verbs"
+		"tcp_whole=${soak_tcp_whole:-no} verbs_back=$verbs" "$@"
 	if [ "$recovered" != "$attempts" ] || [ "${soak_tcp_whole:-no}" != yes ] ||
 		[ "${soak_tcp_received:-0}" = 0 ] ||
 		[ "${soak_tcp_received:-0}" != "${soak_tcp_sent:-0}" ] || [ "$verbs" != yes ]; then
