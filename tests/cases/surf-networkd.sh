@@ -19,6 +19,14 @@
 # on 6.1).  Its netlink children have no sysfs "mode" to switch later.
 # Ours holds rtnl throughout and gets Mode=connected.
 #
+# networkd gives a .netdev's link a "persistent" address made from the
+# machine ID: for IPoIB, 20 bytes whose GID part is that hash, not the
+# port's GID.  The in-tree driver takes a child's port GID from the address
+# it is created with, so its joins name a GID the port does not have and
+# the SA refuses them (status -22): under it, the units run with no machine
+# ID (networkd then leaves the address to the driver).  Ours takes the GID
+# from the port whatever it is given, and the case checks that it does.
+#
 # networkd runs as a plain daemon, without systemd, udevd or D-Bus: it
 # waits for udevd to initialise every link unless /sys is read-only (its
 # sign of a container, where no udevd runs), so it gets a read-only /sys in
@@ -71,7 +79,7 @@ start_networkd() {
 		IPv6AcceptRA=no
 	EOF
 	SYSTEMD_LOG_TARGET=console SYSTEMD_LOG_LEVEL=debug \
-		unshare -m sh -c 'mount -o remount,bind,ro /sys && exec systemd-networkd' \
+		unshare -m sh -c "mount -o remount,bind,ro /sys && $hide_machine_id exec systemd-networkd" \
 		>"$log" 2>&1 &
 	networkd_pid=$!
 }
@@ -103,10 +111,11 @@ show_networkd_log() {
 	tail -n 60 "$log" | sed 's/^/   /'
 }
 
-# one_driver NAME MODE: the whole story with the driver that is loaded;
-# MODE is what the .netdev and "ip link add" ask for.
+# one_driver NAME MODE WHOSE: the whole story with the driver that is
+# loaded (WHOSE: ours or intree); MODE is what the .netdev and "ip link
+# add" ask for.
 one_driver() {
-	local drv=$1 mode=$2 a b
+	local drv=$1 mode=$2 a b hide_machine_id
 	a=$(wait_iface "$drv" sib0 1)
 	b=$(wait_iface "$drv" sib1 1)
 
@@ -116,6 +125,8 @@ one_driver() {
 	ib_host h2 peer 10.81.0.2/24
 
 	step "$drv: systemd-networkd makes ibnd on $a"
+	hide_machine_id=''
+	[ "$3" = ours ] || hide_machine_id='mount --bind /dev/null /etc/machine-id &&'
 	start_networkd "$a" "$mode"
 	wait_for $((60 * ${TIMEOUT_SCALE:-1})) configured_or_gone || true
 	if ! configured; then
@@ -134,6 +145,11 @@ one_driver() {
 	# Connected mode raises the MTU.
 	[ "$mode" != connected ] || assert_eq "$(cat /sys/class/net/ibnd/mtu)" 65520 "mtu"
 	ip addr show ibnd | grep -q 'inet 10\.81\.0\.1/24' || fail "ibnd has not got 10.81.0.1/24"
+	if [ "$3" = ours ]; then
+		grep 'Using MAC address' "$log" || true
+		assert_eq "$(cut -d: -f5- /sys/class/net/ibnd/address | tr -d :)" \
+			"$(tr -d : </sys/class/infiniband/sib0/ports/1/gids/0)" "ibnd's GID (the port's)"
+	fi
 
 	step "$drv: traffic, in $mode mode"
 	wait_carrier h2 peer
@@ -151,10 +167,10 @@ fabric_up devices=2 ports=1 pkeys=0xffff,0x8001
 
 step "our driver"
 ours_up
-one_driver ib_ipoib connected
+one_driver ib_ipoib connected ours
 rmmod ib_ipoib
 
 step "the in-tree driver"
 intree_up
-one_driver ib_ipoib datagram
+one_driver ib_ipoib datagram intree
 pass
