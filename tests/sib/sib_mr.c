@@ -246,7 +246,9 @@ static int staged_list_shift(const struct sib_mr *mr)
 /*
  * IB_WR_REG_MR, from the send queue of qp: a Free region of the QP's PD
  * becomes Valid with the staged page list, the request's key variant and
- * access.  Returns a WC status.
+ * access.  Returns a WC status: a region, PD or key that does not fit is a
+ * protection error, a list or access that cannot be put in force a
+ * malformed request.
  */
 int sib_mr_fast_reg(struct sib_qp *qp, const struct sib_send_wqe *wqe)
 {
