@@ -5,9 +5,11 @@
  *   ipoib_main.c       module, ib_client, creating a port's interfaces
  *   ipoib_netdev.c     net_device ops, header ops, MTU, stats, TX timeout
  *   ipoib_xmit.c       where a packet goes; packets that waited, sent again
+ *   ipoib_netpoll.c    netpoll's (netconsole's) Ethernet frames, sent on UD
  *   ipoib_state.c      data path up and down, mode, ring resize, link task
  *   ipoib_ib.c         UD data path: rings, NAPI, send, receive
  *   ipoib_tx.c         send rings of every QP: room, mapping, queue control
+ *   ipoib_pmtu.c       packets too big: dropped, their senders told (ICMP)
  *   ipoib_rx_pages.c   receive pages recycled through a page_pool
  *   ipoib_verbs.c      QP and CQ set-up and state changes
  *   ipoib_neigh.c      neighbours (20-byte address -> AH, QPN, connection)
@@ -17,6 +19,7 @@
  *   ipoib_events.c     port events and the flushes they call for
  *   ipoib_child.c      P_Key child interfaces
  *   ipoib_rdma_cm.c    which interface owns an address, for rdma_cm
+ *   ipoib_vf.c         SR-IOV VFs' GUIDs and link state, through the HCA
  *   ipoib_cm.c         connected mode (RFC 4755): connections, CM protocol
  *   ipoib_cm_tx.c      connected mode: choosing RC/UC or UD, send, PMTU
  *   ipoib_cm_rx.c      connected mode: SRQ or per-connection receive rings
@@ -47,6 +50,7 @@
 #define IPOIB_MAX_QUEUED	16	/* packets held per unresolved target */
 #define IPOIB_NEIGH_IDLE	(60 * HZ)	/* unused neighbours age out */
 #define IPOIB_GC_INTERVAL	(10 * HZ)
+#define IPOIB_SENDONLY_IDLE_S	60	/* unused send-only groups are left */
 #define IPOIB_RETRY_MIN		(HZ / 10)	/* backoff for SA retries */
 #define IPOIB_RETRY_MAX		(16 * HZ)
 #define IPOIB_PATH_TIMEOUT_MS	1000
@@ -143,6 +147,7 @@ struct ipoib_neigh {
 	unsigned long cm_retry_at;	/* after a failure: UD until then */
 	unsigned long cm_backoff;
 	u8 cm_peer_form;		/* enum ipoib_cm_peer_form */
+	unsigned long cm_form_at;	/* ... learned then */
 	unsigned long last_used;
 	struct rcu_head rcu;
 	bool dead;
@@ -275,6 +280,8 @@ enum ipoib_counter {
 	IPOIB_CNT_CM_RX_DROP_NO_MEM,
 	IPOIB_CNT_CM_ERRORS_WC,
 	IPOIB_CNT_CM_TX_DROP_NO_MEM,	/* no memory for a send ring */
+	IPOIB_CNT_CM_CONNECT_TIMEOUTS,	/* not up within the bound: UD */
+	IPOIB_CNT_CM_PEERS_LOST,	/* the kernel gave up on the address */
 	IPOIB_NR_COUNTERS
 };
 
@@ -315,11 +322,8 @@ struct ipoib_coalesce {
 /* Interface flags (priv->flags bits). */
 enum {
 	IPOIB_OPEN,			/* ndo_open done, rings live */
-	IPOIB_PKEY_ASSIGNED,		/* our P_Key is in the port table */
 	IPOIB_QP_READY,			/* QP in RTS */
-	IPOIB_UMCAST,
-	IPOIB_CHILD,
-	IPOIB_GOING_DOWN,		/* interface being removed */
+	IPOIB_UMCAST,			/* groups other clients joined: theirs */
 	IPOIB_MCAST_RUN,		/* the join task may run */
 	IPOIB_CM_MODE,			/* connected mode chosen */
 	IPOIB_CM_RUNNING,		/* ... and listening, SRQ up */
@@ -337,10 +341,16 @@ enum ipoib_flush_level {
  *
  *   rtnl -> parent's children_lock
  *   rtnl -> state_lock -> netdev tx lock -> lock -> ah_lock
+ *   netdev tx lock -> staged.lock, too_big.lock
+ *   state_lock -> cm->cq_lock	(a mutex; connection set-up and teardown,
+ *				 from their work items, take it alone)
+ *   rx_pages.lock, cm->pages.lock	(innermost: nothing is taken under them)
  *
  * Work items on priv->wq take rtnl with rtnl_trylock() and requeue
  * themselves: an rtnl holder may be flushing that queue.  ah_lock is
- * taken with IRQs off: the last AH reference may go in any context.
+ * taken with IRQs off: the last AH reference may go in any context.  No
+ * lock of ours is held when an ICMP is sent: it may leave through this
+ * interface (ipoib_pmtu.c).
  */
 struct ipoib_dev {
 	struct net_device *dev;
@@ -363,7 +373,8 @@ struct ipoib_dev {
 	u32 qpn;
 	u32 qkey;
 	union ib_gid local_gid;
-	u16 local_lid;
+	u16 local_lid;			/* base LID of the port */
+	u8 lmc;				/* the port answers to 2^lmc LIDs */
 	unsigned int max_ib_mtu;	/* port's active IB MTU, bytes */
 	unsigned int mcast_mtu;		/* broadcast group's IB MTU - 4 */
 	unsigned int admin_mtu;		/* what the user asked for */
@@ -404,6 +415,7 @@ struct ipoib_dev {
 	DECLARE_HASHTABLE(mcasts, 6);
 	struct list_head mcast_list;
 	struct ipoib_mcast *broadcast;
+	u32 sendonly_idle_s;		/* debugfs may shorten it, for tests */
 	spinlock_t ah_lock;		/* dead_ahs: taken under lock, too */
 	struct list_head dead_ahs;
 
@@ -420,6 +432,8 @@ struct ipoib_dev {
 	struct work_struct tx_recover_task;
 	struct delayed_work cm_fallback_task;	/* connected mode failed */
 	struct sk_buff_head staged;	/* waited, ready to go: ipoib_xmit.c */
+	struct sk_buff_head too_big;	/* owed an ICMP: ipoib_pmtu.c */
+	struct work_struct too_big_task;
 	struct ib_event_handler event_handler;
 
 	struct ipoib_cm_dev *cm;	/* connected mode, NULL when unsupported */
@@ -444,6 +458,14 @@ static inline void ipoib_stamp_used(unsigned long *last_used)
 {
 	if (time_after(jiffies, READ_ONCE(*last_used)))
 		WRITE_ONCE(*last_used, jiffies);
+}
+
+/* What the port says of its LIDs now: base LID and LID Mask Control. */
+static inline void ipoib_set_local_lid(struct ipoib_dev *priv,
+				       const struct ib_port_attr *attr)
+{
+	WRITE_ONCE(priv->local_lid, attr->lid);
+	WRITE_ONCE(priv->lmc, attr->lmc);
 }
 
 /* Traffic keeps a neighbour alive. */
@@ -490,7 +512,7 @@ void ipoib_update_dev_addr(struct ipoib_dev *priv);
 void ipoib_stats_fold(struct ipoib_dev *priv, struct rtnl_link_stats64 *s);
 bool ipoib_mode_connected(const struct ipoib_dev *priv);
 int ipoib_set_umcast(struct ipoib_dev *priv, bool on);
-unsigned int ipoib_ud_unicast_mtu(const struct ipoib_dev *priv);
+unsigned int ipoib_ud_group_mtu(const struct ipoib_dev *priv);
 unsigned int ipoib_mode_max_mtu(const struct ipoib_dev *priv);
 unsigned int ipoib_usable_mtu(const struct ipoib_dev *priv);
 
@@ -574,6 +596,12 @@ static inline struct ipoib_ah *ipoib_ah_get(struct ipoib_ah *ah)
 void ipoib_ah_reap(struct work_struct *work);
 void ipoib_ah_reap_all(struct ipoib_dev *priv);
 
+/* ipoib_pmtu.c */
+void ipoib_too_big(struct ipoib_dev *priv, struct sk_buff *skb,
+		   unsigned int mtu);
+void ipoib_too_big_task(struct work_struct *work);
+void ipoib_too_big_flush(struct ipoib_dev *priv);
+
 /* ipoib_xmit.c */
 netdev_tx_t ipoib_start_xmit(struct sk_buff *skb, struct net_device *dev);
 void ipoib_stage(struct ipoib_dev *priv, struct sk_buff_head *ready);
@@ -581,6 +609,20 @@ void ipoib_send_staged(struct ipoib_dev *priv, struct sk_buff_head *ready);
 void ipoib_staged_drop(struct ipoib_dev *priv);
 void ipoib_drop_queue(struct ipoib_dev *priv, struct sk_buff_head *q,
 		      enum ipoib_counter why);
+
+/* ipoib_vf.c */
+int ipoib_set_vf_link_state(struct net_device *dev, int vf, int state);
+int ipoib_get_vf_config(struct net_device *dev, int vf,
+			struct ifla_vf_info *ivf);
+int ipoib_set_vf_guid(struct net_device *dev, int vf, u64 guid, int type);
+int ipoib_get_vf_guid(struct net_device *dev, int vf,
+		      struct ifla_vf_guid *node_guid,
+		      struct ifla_vf_guid *port_guid);
+int ipoib_get_vf_stats(struct net_device *dev, int vf,
+		       struct ifla_vf_stats *stats);
+
+/* ipoib_netpoll.c */
+void ipoib_netpoll_xmit(struct ipoib_dev *priv, struct sk_buff *skb);
 
 /* ipoib_neigh.c */
 int ipoib_neigh_table_init(struct ipoib_dev *priv);

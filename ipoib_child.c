@@ -138,10 +138,9 @@ int ipoib_child_init_netlink(struct ipoib_dev *parent, struct net_device *dev,
 	priv->port = parent->port;
 	priv->pkey = pkey;
 	priv->parent = parent;
-	set_bit(IPOIB_CHILD, &priv->flags);
 	dev->dev_port = parent->dev->dev_port;
 	dev->dev_id = parent->dev->dev_id;
-	SET_NETDEV_DEV(dev, parent->ca->dev.parent);
+	/* No parent device, as ipoib_create_netdev() says. */
 	return register_child(parent, dev);
 }
 

@@ -11,11 +11,17 @@
  *
  * Setting up and tearing down a connection sleeps, so both run from the
  * connection's work item; CM handlers and completion handlers only
- * change its state.
+ * change its state.  ipoib_cm.h says how long a connection lives.
+ *
+ * Refusals carry the IBA reason that fits; Consumer Reject only settles
+ * crossed REQs, the meaning RFC 4755 3.3 gives it, so that a peer holds
+ * its packets for the winner only when there is one.
  */
 #include <linux/module.h>
 #include <linux/random.h>
 #include <linux/seq_file.h>
+#include <net/neighbour.h>
+#include <net/netevent.h>
 #include <rdma/ib_cache.h>
 #include "ipoib_cm.h"
 
@@ -24,10 +30,10 @@ module_param(cm_policy, charp, 0444);
 MODULE_PARM_DESC(cm_policy,
 		 "Connected mode: \"auto\" (default) does as rfc with peers that take the RFC service ID and as compatible with the others, learned per peer; \"compatible\" sends only on connections this end opened, as the in-tree driver; \"rfc\" keeps one connection per pair and settles crossed REQs (RFC 4755 3.3)");
 
-static char *cm_service_id = "linux";
+static char *cm_service_id = "policy";
 module_param(cm_service_id, charp, 0444);
 MODULE_PARM_DESC(cm_service_id,
-		 "Service ID form we connect to under the compatible and rfc policies: \"linux\" (default, 0x1000000000000000|QPN, what in-tree peers listen on) or \"rfc\" (0x01... of RFC 4755 3.5); we listen on both, and auto tries rfc first");
+		 "Service ID form we connect to under the compatible and rfc policies: \"linux\" (0x1000000000000000|QPN, what in-tree peers listen on), \"rfc\" (0x01... of RFC 4755 3.5) or \"policy\" (default: rfc under cm_policy=rfc, linux under compatible); we listen on both, and auto tries rfc first");
 
 static bool ipoib_cm_uc;
 module_param_named(cm_uc, ipoib_cm_uc, bool, 0444);
@@ -54,7 +60,12 @@ static const char *const policy_names[] = {
 	[IPOIB_CM_POLICY_AUTO] = "auto",
 };
 
-static const char *const sid_names[] = { "linux", "rfc" };
+enum { SID_LINUX, SID_RFC, SID_POLICY };
+static const char *const sid_names[] = {
+	[SID_LINUX] = "linux",
+	[SID_RFC] = "rfc",
+	[SID_POLICY] = "policy",
+};
 
 static int parse_choice(const char *name, const char *val,
 			const char *const *choices, int n, int *out)
@@ -83,7 +94,10 @@ int ipoib_cm_check_params(void)
 			   ARRAY_SIZE(sid_names), &v);
 	if (ret)
 		return ret;
-	ipoib_cm_sid_rfc = v;
+	/* cm_policy=rfc follows the RFC's service ID unless told otherwise. */
+	ipoib_cm_sid_rfc = v == SID_RFC ||
+			   (v == SID_POLICY &&
+			    ipoib_cm_policy == IPOIB_CM_POLICY_RFC);
 	if (ipoib_cm_idle_timeout > 86400) {
 		pr_err(DRV_NAME ": cm_idle_timeout=%u out of range 0-86400\n",
 		       ipoib_cm_idle_timeout);
@@ -97,14 +111,24 @@ int ipoib_cm_check_params(void)
 	return 0;
 }
 
+static struct notifier_block cm_neigh_nb;
+
 int ipoib_cm_module_init(void)
 {
+	int ret;
+
 	ipoib_cm_wq = alloc_workqueue("%s_cm", WQ_MEM_RECLAIM, 0, DRV_NAME);
-	return ipoib_cm_wq ? 0 : -ENOMEM;
+	if (!ipoib_cm_wq)
+		return -ENOMEM;
+	ret = register_netevent_notifier(&cm_neigh_nb);
+	if (ret)
+		destroy_workqueue(ipoib_cm_wq);
+	return ret;
 }
 
 void ipoib_cm_module_exit(void)
 {
+	unregister_netevent_notifier(&cm_neigh_nb);
 	destroy_workqueue(ipoib_cm_wq);
 }
 
@@ -134,7 +158,10 @@ static const char *conn_state_name(enum ipoib_cm_state s)
 
 static void conn_work(struct work_struct *work);
 
-/* NULL when out of memory or at the no-SRQ limit. */
+/*
+ * A new connection, linked, holding its own reference.  -ENOSPC at the
+ * no-SRQ limit, -ENOMEM.
+ */
 static struct ipoib_cm_conn *conn_new(struct ipoib_dev *priv, const u8 *peer,
 				      bool initiator, bool shared)
 {
@@ -145,11 +172,12 @@ static struct ipoib_cm_conn *conn_new(struct ipoib_dev *priv, const u8 *peer,
 	if (!cm->srq && cm->nr_conns >= ipoib_cm_max_conn_nosrq) {
 		net_info_ratelimited("%s: %u connections, the most without an SRQ (cm_max_conn_nosrq)\n",
 				     priv->dev->name, cm->nr_conns);
-		return NULL;
+		return ERR_PTR(-ENOSPC);
 	}
 	conn = kzalloc(sizeof(*conn), GFP_ATOMIC);
 	if (!conn)
-		return NULL;
+		return ERR_PTR(-ENOMEM);
+	kref_init(&conn->ref);
 	conn->priv = priv;
 	memcpy(conn->peer, peer, IPOIB_ALEN);
 	conn->initiator = initiator;
@@ -159,7 +187,9 @@ static struct ipoib_cm_conn *conn_new(struct ipoib_dev *priv, const u8 *peer,
 		     (ipoib_addr_flags(peer) & IPOIB_FLAG_UC) ?
 		     IB_QPT_UC : IB_QPT_RC;
 	conn->state = IPOIB_CM_CONNECTING;
+	conn->rej_reason = IB_CM_REJ_NO_RESOURCES;
 	conn->created = jiffies;
+	conn->deadline = jiffies + IPOIB_CM_CONNECT_TIMEOUT;
 	conn->last_used = jiffies;
 	skb_queue_head_init(&conn->queue);
 	skb_queue_head_init(&conn->backlog);
@@ -169,6 +199,39 @@ static struct ipoib_cm_conn *conn_new(struct ipoib_dev *priv, const u8 *peer,
 	list_add_tail(&conn->link, &cm->conns);
 	cm->nr_conns++;
 	return conn;
+}
+
+/*
+ * A reference for use after priv->lock is dropped.  Only a linked
+ * connection is found under the lock, and a linked one holds its own.
+ */
+static struct ipoib_cm_conn *conn_get(struct ipoib_cm_conn *conn)
+{
+	lockdep_assert_held(&conn->priv->lock);
+	WARN_ON_ONCE(conn->state == IPOIB_CM_DEAD);
+	kref_get(&conn->ref);
+	return conn;
+}
+
+static void conn_release(struct kref *ref)
+{
+	struct ipoib_cm_conn *conn = container_of(ref, struct ipoib_cm_conn,
+						  ref);
+
+	kfree_rcu(conn, rcu);
+}
+
+static void conn_put(struct ipoib_cm_conn *conn)
+{
+	kref_put(&conn->ref, conn_release);
+}
+
+/* The state is read without the lock on the transmit path. */
+static void conn_set_state(struct ipoib_cm_conn *conn,
+			   enum ipoib_cm_state state)
+{
+	lockdep_assert_held(&conn->priv->lock);
+	WRITE_ONCE(conn->state, state);
 }
 
 static bool same_peer_addr(const u8 *a, const u8 *b)
@@ -223,25 +286,48 @@ void ipoib_cm_req_form(int policy, enum ipoib_cm_peer_form form,
 }
 
 /*
+ * What is still believed of a peer learned to be of form at learned: the
+ * in-tree form only for IPOIB_CM_FORM_TTL, after which the RFC service ID
+ * is asked again (a peer may have been caught restarting, or replaced).
+ * Pure, for the self-tests.
+ */
+enum ipoib_cm_peer_form ipoib_cm_form_now(enum ipoib_cm_peer_form form,
+					  unsigned long learned,
+					  unsigned long now)
+{
+	if (form == IPOIB_CM_PEER_LINUX &&
+	    time_after(now, learned + IPOIB_CM_FORM_TTL))
+		return IPOIB_CM_PEER_UNKNOWN;
+	return form;
+}
+
+/*
  * Our REQ to this neighbour: to the RFC service ID and shared, or to the
  * in-tree one and one-way, as the policy and what the peer showed say.
+ * NULL when no connection can be made now.
  */
 struct ipoib_cm_conn *ipoib_cm_conn_start(struct ipoib_dev *priv,
-					  const struct ipoib_neigh *neigh)
+					  struct ipoib_neigh *neigh)
 {
 	struct ipoib_cm_conn *conn;
 	bool sid_rfc, shared;
 
 	lockdep_assert_held(&priv->lock);
+	neigh->cm_peer_form = ipoib_cm_form_now(neigh->cm_peer_form,
+						neigh->cm_form_at, jiffies);
 	ipoib_cm_req_form(ipoib_cm_policy, neigh->cm_peer_form,
 			  ipoib_cm_sid_rfc, &sid_rfc, &shared);
 	conn = conn_new(priv, neigh->daddr, true, shared);
-	if (conn)
-		conn->sid_rfc = sid_rfc;
+	if (IS_ERR(conn))
+		return NULL;
+	conn->sid_rfc = sid_rfc;
 	return conn;
 }
 
-/* Auto policy: every neighbour of this peer remembers what it showed. */
+/*
+ * Auto policy: every neighbour of this peer remembers what it showed, and
+ * when; IPOIB_CM_PEER_UNKNOWN forgets it.
+ */
 static void learn_peer_form(struct ipoib_dev *priv, const u8 *peer,
 			    enum ipoib_cm_peer_form form)
 {
@@ -249,21 +335,27 @@ static void learn_peer_form(struct ipoib_dev *priv, const u8 *peer,
 
 	lockdep_assert_held(&priv->lock);
 	list_for_each_entry(neigh, &priv->neigh_list, all_link) {
-		if (!same_peer_addr(neigh->daddr, peer) ||
-		    neigh->cm_peer_form == form)
+		if (!same_peer_addr(neigh->daddr, peer))
+			continue;
+		neigh->cm_form_at = jiffies;
+		if (neigh->cm_peer_form == form)
 			continue;
 		neigh->cm_peer_form = form;
-		ipoib_count(priv, form == IPOIB_CM_PEER_RFC ?
-			    IPOIB_CNT_CM_PEERS_RFC : IPOIB_CNT_CM_PEERS_LINUX);
+		if (form != IPOIB_CM_PEER_UNKNOWN)
+			ipoib_count(priv, form == IPOIB_CM_PEER_RFC ?
+				    IPOIB_CNT_CM_PEERS_RFC :
+				    IPOIB_CNT_CM_PEERS_LINUX);
 	}
 }
 
 /*
- * Any context, no lock held: unlink the connection, send what waited for
- * it another way (its neighbours back off first if it failed), and have
- * its work item tear it down.
+ * Any context, no lock held, the caller holding a reference (or being a
+ * handler of the connection's QP or cm_id): unlink the connection, send
+ * what waited for it another way (its neighbours back off first if it
+ * failed), and have its work item tear it down.  A connection still
+ * being set up is refused with rej_reason.  Only the first call counts.
  */
-void ipoib_cm_conn_kill(struct ipoib_cm_conn *conn, bool failed)
+static void conn_end(struct ipoib_cm_conn *conn, bool failed, u8 rej_reason)
 {
 	struct ipoib_dev *priv = conn->priv;
 	struct ipoib_neigh *neigh;
@@ -277,8 +369,9 @@ void ipoib_cm_conn_kill(struct ipoib_cm_conn *conn, bool failed)
 	}
 	if (conn->state == IPOIB_CM_LIVE)
 		atomic_long_dec(&priv->counters[IPOIB_CNT_CM_CONNECTIONS]);
-	WRITE_ONCE(conn->state, IPOIB_CM_DEAD);
+	conn_set_state(conn, IPOIB_CM_DEAD);
 	conn->failed = failed;
+	conn->rej_reason = rej_reason;
 	list_del(&conn->link);
 	priv->cm->nr_conns--;
 	list_for_each_entry(neigh, &priv->neigh_list, all_link) {
@@ -301,6 +394,19 @@ void ipoib_cm_conn_kill(struct ipoib_cm_conn *conn, bool failed)
 	ipoib_send_staged(priv, &q);
 }
 
+void ipoib_cm_conn_kill(struct ipoib_cm_conn *conn, bool failed)
+{
+	conn_end(conn, failed, IB_CM_REJ_NO_RESOURCES);
+}
+
+/* What one found under priv->lock (with a reference) is ended, and let go. */
+static void conn_end_put(struct ipoib_cm_conn *conn, bool failed,
+			 u8 rej_reason)
+{
+	conn_end(conn, failed, rej_reason);
+	conn_put(conn);
+}
+
 /*
  * The peer at gid answers from another LID.  Connections made to it hold
  * the old LID in their QP and could only run out of retries: they go now,
@@ -314,22 +420,84 @@ void ipoib_cm_peer_moved(struct ipoib_dev *priv, const union ib_gid *gid)
 		return;
 	do {
 		found = NULL;
-		/* Found under the lock, killed after: RCU keeps it. */
-		rcu_read_lock();
 		spin_lock_bh(&priv->lock);
 		list_for_each_entry(conn, &priv->cm->conns, link) {
 			if (!memcmp(ipoib_addr_gid(conn->peer), gid->raw,
 				    sizeof(*gid))) {
-				found = conn;
+				found = conn_get(conn);
 				break;
 			}
 		}
 		spin_unlock_bh(&priv->lock);
 		if (found)
-			ipoib_cm_conn_kill(found, false);
-		rcu_read_unlock();
+			conn_end_put(found, false, IB_CM_REJ_INVALID_LID);
 	} while (found);
 }
+
+/* A connection whose peer's address is addr, a reference taken; or NULL. */
+static struct ipoib_cm_conn *find_by_addr(struct ipoib_dev *priv,
+					  const u8 *addr)
+{
+	struct ipoib_cm_conn *conn;
+
+	lockdep_assert_held(&priv->lock);
+	list_for_each_entry(conn, &priv->cm->conns, link)
+		if (same_peer(conn, addr))
+			return conn_get(conn);
+	return NULL;
+}
+
+/*
+ * The kernel gave up on a neighbour whose link address is addr: its ARP
+ * or ND probes, sent over UD, went unanswered.  A connection to that
+ * peer is no use, and on UC nothing else would ever say so (a send into
+ * the void completes as well as any other): it goes, not as a failure.
+ * Should the peer answer again, its next packet makes a new one.  Runs in
+ * the netevent chain's RCU read section: priv->cm is freed only after
+ * the interface's unregister has waited for a grace period.
+ */
+static void peer_lost(struct ipoib_dev *priv, const u8 *addr)
+{
+	struct ipoib_cm_conn *conn;
+	bool lost = false;
+
+	if (!priv->cm)
+		return;
+	for (;;) {
+		spin_lock_bh(&priv->lock);
+		conn = find_by_addr(priv, addr);
+		spin_unlock_bh(&priv->lock);
+		if (!conn)
+			break;
+		lost = true;
+		conn_end_put(conn, false, IB_CM_REJ_TIMEOUT);
+	}
+	if (!lost)
+		return;
+	ipoib_count(priv, IPOIB_CNT_CM_PEERS_LOST);
+	net_info_ratelimited("%s: %pI6 no longer answers at its address; its connections end\n",
+			     priv->dev->name, ipoib_addr_gid(addr));
+}
+
+/* Neighbour updates, of every device: ours whose neighbour failed. */
+static int cm_neigh_event(struct notifier_block *nb, unsigned long event,
+			  void *ptr)
+{
+	struct neighbour *n = ptr;
+	u8 ha[MAX_ADDR_LEN];
+
+	if (event != NETEVENT_NEIGH_UPDATE || !ipoib_is_our_netdev(n->dev) ||
+	    !(READ_ONCE(n->nud_state) & NUD_FAILED) ||
+	    n->dev->addr_len != IPOIB_ALEN)
+		return NOTIFY_DONE;
+	neigh_ha_snapshot(ha, n, n->dev);
+	peer_lost(ipoib_priv(n->dev), ha);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block cm_neigh_nb = {
+	.notifier_call = cm_neigh_event,
+};
 
 /*
  * The peer has shown it takes connections again (one of ours came up, or
@@ -360,7 +528,7 @@ static void conn_set_live(struct ipoib_cm_conn *conn)
 		spin_unlock_bh(&priv->lock);
 		return;
 	}
-	WRITE_ONCE(conn->state, IPOIB_CM_LIVE);
+	conn_set_state(conn, IPOIB_CM_LIVE);
 	conn->live_since = jiffies;
 	ipoib_count(priv, IPOIB_CNT_CM_CONNECTIONS);
 	ipoib_count(priv, IPOIB_CNT_CM_ESTABLISHED);
@@ -413,11 +581,13 @@ static int conn_create_qp(struct ipoib_cm_conn *conn)
 	unsigned int rq = 0;
 	int ret;
 
-	if (!cm->srq) {
+	/* Without an SRQ, a ring of its own: if the peer sends on it. */
+	if (!cm->srq && ipoib_cm_conn_receives(conn)) {
 		rq = IPOIB_CM_NOSRQ_RING;
 		attr.cap.max_recv_wr = rq;
 		attr.cap.max_recv_sge = IPOIB_CM_RX_SGE;
 	}
+	conn->rx_size = rq;
 	/* The drain marker goes on the send queue once it is empty. */
 	conn->sq_size = ipoib_cm_sq_size(conn);
 	if (!conn->can_send)
@@ -562,18 +732,47 @@ static void conn_quiesce(struct ipoib_cm_conn *conn)
 	WARN_ON_ONCE(1);
 }
 
-/* From the work item, after kill: nothing else refers to it any more. */
+/*
+ * A cm_id destroyed while it is still being set up makes the CM send a
+ * REJ of its own: Consumer Reject without private data, which an RFC
+ * 4755 peer takes for a lost crossing.  Ours goes first, with the reason
+ * the connection was ended for and our UD QPN (RFC 4755 3.2); where the
+ * state allows none (established: the destroy sends a DREQ) the CM says
+ * so and nothing is sent.  Not while our own REQ is out: only the CM's
+ * destroy takes it back, with REJ Timeout (the IBA's reason for it).
+ */
+static void conn_withdraw(struct ipoib_cm_conn *conn)
+{
+	u8 pd[IPOIB_CM_PRIV_LEN];
+
+	if (conn->initiator && !READ_ONCE(conn->answered))
+		return;
+	make_priv_data(conn->priv, pd);
+	if (!ib_send_cm_rej(conn->id, conn->rej_reason, NULL, 0, pd,
+			    sizeof(pd)))
+		ipoib_count(conn->priv, IPOIB_CNT_CM_REJECTS_SENT);
+}
+
+/*
+ * From the work item, after the kill: unlinked, so only handlers of its
+ * cm_id (which the destroy waits for) and of its QP (which the quiesce
+ * waits for) can still be using it.  Then its own reference goes.
+ */
 static void conn_destroy(struct ipoib_cm_conn *conn)
 {
 	struct ipoib_dev *priv = conn->priv;
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
 
+	WARN_ON_ONCE(READ_ONCE(conn->state) != IPOIB_CM_DEAD);
 	/* No transmit still holds the pointer it read before the kill. */
 	netif_tx_lock_bh(priv->dev);
 	netif_tx_unlock_bh(priv->dev);
 	/* Sends the DREQ (or REJ) the connection's state calls for. */
-	if (conn->id)
+	if (conn->id) {
+		conn_withdraw(conn);
 		ib_destroy_cm_id(conn->id);
+		conn->id = NULL;
+	}
 	if (conn->qp) {
 		if (!ib_modify_qp(conn->qp, &attr, IB_QP_STATE))
 			conn_quiesce(conn);
@@ -585,7 +784,7 @@ static void conn_destroy(struct ipoib_cm_conn *conn)
 	ipoib_cm_tx_free(conn);
 	ipoib_cm_rx_ring_free(conn);
 	ipoib_drop_queue(priv, &conn->queue, IPOIB_CNT_CM_TX_DROP_QUEUE);
-	kfree_rcu(conn, rcu);
+	conn_put(conn);
 }
 
 static void conn_work(struct work_struct *work)
@@ -594,6 +793,10 @@ static void conn_work(struct work_struct *work)
 						  work);
 	int ret;
 
+	/*
+	 * The kill queues this once, and a work item runs one instance at
+	 * a time: the connection is destroyed exactly once, here.
+	 */
 	if (READ_ONCE(conn->state) == IPOIB_CM_DEAD) {
 		conn_destroy(conn);
 		return;
@@ -609,19 +812,28 @@ static void conn_work(struct work_struct *work)
 	}
 }
 
-/* Reject a REQ (or REP) with our private data; a line says why. */
+/*
+ * Reject a REQ (or REP) with our private data and an IBA reason; a line
+ * says why.  IB_CM_REJ_CONSUMER_DEFINED only for a crossing we win.
+ */
 static void send_rej(struct ipoib_dev *priv, struct ib_cm_id *id,
-		     const union ib_gid *gid, const char *why)
+		     const union ib_gid *gid, u8 reason, const char *why)
 {
 	u8 pd[IPOIB_CM_PRIV_LEN];
 
 	make_priv_data(priv, pd);
-	ib_send_cm_rej(id, IB_CM_REJ_CONSUMER_DEFINED, NULL, 0, pd, sizeof(pd));
-	ipoib_count(priv, IPOIB_CNT_CM_REJECTS_SENT);
+	if (!ib_send_cm_rej(id, reason, NULL, 0, pd, sizeof(pd)))
+		ipoib_count(priv, IPOIB_CNT_CM_REJECTS_SENT);
 	if (why)
-		net_info_ratelimited("%s: rejected a connection request from %pI6: %s\n",
+		net_info_ratelimited("%s: refused a connection with %pI6 (REJ reason %u): %s\n",
 				     priv->dev->name, gid ? gid->raw : NULL,
-				     why);
+				     reason, why);
+}
+
+/* Our side could not set the connection up: the reason for the REJ. */
+static u8 rej_reason_of(int err)
+{
+	return err == -ENOMEM ? IB_CM_REJ_NO_RESOURCES : IB_CM_REJ_NO_QP;
 }
 
 /* Passive side: QP through INIT, RTR and RTS, then the REP. */
@@ -655,7 +867,10 @@ static int conn_accept(struct ipoib_cm_conn *conn)
 	return ib_send_cm_rep(conn->id, &rep);
 }
 
-/* Our own REQ for a shared connection to this peer, still unanswered. */
+/*
+ * Our own REQ for a shared connection to this peer, still unanswered; a
+ * reference taken.
+ */
 static struct ipoib_cm_conn *pending_req(struct ipoib_dev *priv,
 					 const u8 *peer)
 {
@@ -666,7 +881,7 @@ static struct ipoib_cm_conn *pending_req(struct ipoib_dev *priv,
 		if (conn->initiator && conn->shared && same_peer(conn, peer) &&
 		    (conn->state == IPOIB_CM_CONNECTING ||
 		     conn->state == IPOIB_CM_WAIT_PEER))
-			return conn;
+			return conn_get(conn);
 	return NULL;
 }
 
@@ -689,7 +904,7 @@ static bool req_just_won(struct ipoib_dev *priv, const u8 *peer)
 	return false;
 }
 
-/* The shared connection we have with it already. */
+/* The shared connection we have with it already; a reference taken. */
 static struct ipoib_cm_conn *live_conn(struct ipoib_dev *priv, const u8 *peer)
 {
 	struct ipoib_cm_conn *conn;
@@ -698,7 +913,7 @@ static struct ipoib_cm_conn *live_conn(struct ipoib_dev *priv, const u8 *peer)
 	list_for_each_entry(conn, &priv->cm->conns, link)
 		if (conn->shared && same_peer(conn, peer) &&
 		    conn->state == IPOIB_CM_LIVE)
-			return conn;
+			return conn_get(conn);
 	return NULL;
 }
 
@@ -718,6 +933,12 @@ static bool req_shared(struct ipoib_dev *priv, const u8 *peer, bool sid_rfc)
 	return shared;
 }
 
+/*
+ * A REQ.  Until a connection takes the id, a refusal returns an error and
+ * the CM destroys the id; from then on the id is the connection's, whose
+ * work item alone destroys it (ipoib_cm.h), and this returns 0 whatever
+ * becomes of the accept.
+ */
 static int handle_req(struct ipoib_dev *priv, struct ib_cm_id *id,
 		      const struct ib_cm_event *ev)
 {
@@ -733,21 +954,24 @@ static int handle_req(struct ipoib_dev *priv, struct ib_cm_id *id,
 	ipoib_count(priv, IPOIB_CNT_CM_REQS_RECEIVED);
 	if (ipoib_cm_priv_parse(ev->private_data, IB_CM_REQ_PRIVATE_DATA_SIZE,
 				&qpn, &rx_mtu)) {
-		send_rej(priv, id, gid, "private data malformed (UD QPN or receive MTU)");
+		send_rej(priv, id, gid, IB_CM_REJ_UNSUPPORTED,
+			 "private data malformed (UD QPN or receive MTU)");
 		return -EINVAL;
 	}
 	if (!ipoib_cm_rx_mtu_usable(rx_mtu)) {
 		ipoib_count(priv, IPOIB_CNT_CM_REJ_SMALL_MTU);
-		send_rej(priv, id, gid, "receive MTU below 1284, too small for IPv6");
+		send_rej(priv, id, gid, IB_CM_REJ_INVALID_MTU,
+			 "receive MTU below 1284, too small for IPv6");
 		return -EINVAL;
 	}
 	if (!req->remote_qpn) {
-		send_rej(priv, id, gid, "QPN 0");
+		send_rej(priv, id, gid, IB_CM_REJ_UNSUPPORTED, "QPN 0");
 		return -EINVAL;
 	}
 	if (req->qp_type != IB_QPT_RC &&
 	    !(req->qp_type == IB_QPT_UC && ipoib_cm_uc)) {
-		send_rej(priv, id, gid, "unsupported QP type");
+		send_rej(priv, id, gid, IB_CM_REJ_INVALID_TRANSPORT_TYPE,
+			 "unsupported QP type");
 		return -EINVAL;
 	}
 	ipoib_addr_make(peer, req->qp_type == IB_QPT_UC ? IPOIB_FLAG_UC :
@@ -756,7 +980,9 @@ static int handle_req(struct ipoib_dev *priv, struct ib_cm_id *id,
 	spin_lock_bh(&priv->lock);
 	if (!ipoib_cm_active(priv)) {
 		spin_unlock_bh(&priv->lock);
-		send_rej(priv, id, gid, "not in connected mode");
+		/* Starting or stopping: not "invalid service ID", try later. */
+		send_rej(priv, id, gid, IB_CM_REJ_NO_RESOURCES,
+			 "not in connected mode");
 		return -EINVAL;
 	}
 	shared = req_shared(priv, peer, sid_rfc);
@@ -770,9 +996,12 @@ static int handle_req(struct ipoib_dev *priv, struct ib_cm_id *id,
 			ipoib_count(priv, IPOIB_CNT_CM_CROSSINGS);
 			if (larger) {
 				spin_unlock_bh(&priv->lock);
+				if (old)
+					conn_put(old);
 				ipoib_dbg(priv, "REQs crossed with %pI6: ours stands\n",
 					  gid->raw);
-				send_rej(priv, id, gid, NULL);
+				send_rej(priv, id, gid,
+					 IB_CM_REJ_CONSUMER_DEFINED, NULL);
 				return -ECONNREFUSED;
 			}
 		} else {
@@ -781,10 +1010,15 @@ static int handle_req(struct ipoib_dev *priv, struct ib_cm_id *id,
 		}
 	}
 	conn = conn_new(priv, peer, false, shared);
-	if (!conn) {
+	if (IS_ERR(conn)) {
 		spin_unlock_bh(&priv->lock);
-		send_rej(priv, id, gid, "no room for another connection");
-		return -ENOMEM;
+		if (old)
+			conn_put(old);
+		ret = PTR_ERR(conn);
+		send_rej(priv, id, gid, ret == -ENOSPC ? IB_CM_REJ_NO_QP :
+			 IB_CM_REJ_NO_RESOURCES,
+			 "no room for another connection");
+		return ret;
 	}
 	conn->sid_rfc = sid_rfc;
 	conn->type = req->qp_type;
@@ -796,14 +1030,16 @@ static int handle_req(struct ipoib_dev *priv, struct ib_cm_id *id,
 	spin_unlock_bh(&priv->lock);
 
 	if (old)
-		ipoib_cm_conn_kill(old, false);
+		conn_end_put(old, false, IB_CM_REJ_STALE_CONN);
+	/*
+	 * The connection may be ended meanwhile (the interface going down):
+	 * its destroy sends its REJ and waits for us, and the accept fails.
+	 */
 	ret = conn_accept(conn);
 	if (ret) {
-		/* The CM destroys the id when we return an error. */
-		conn->id = NULL;
-		send_rej(priv, id, gid, "could not set up a QP");
+		send_rej(priv, id, gid, rej_reason_of(ret),
+			 "could not set up a QP");
 		ipoib_cm_conn_kill(conn, false);
-		return ret;
 	}
 	return 0;
 }
@@ -811,36 +1047,48 @@ static int handle_req(struct ipoib_dev *priv, struct ib_cm_id *id,
 static void handle_rep(struct ipoib_cm_conn *conn, struct ib_cm_id *id,
 		       const struct ib_cm_event *ev)
 {
+	const union ib_gid *gid =
+		(const union ib_gid *)ipoib_addr_gid(conn->peer);
 	struct ipoib_dev *priv = conn->priv;
+	u8 pd[IPOIB_CM_PRIV_LEN];
 	unsigned int qpn, rx_mtu;
-	int ret = -EINVAL;
+	const char *why;
+	u8 reason;
+	int ret;
 
+	reason = IB_CM_REJ_UNSUPPORTED;
+	why = "bad private data in the REP";
 	if (ipoib_cm_priv_parse(ev->private_data, IB_CM_REP_PRIVATE_DATA_SIZE,
 				&qpn, &rx_mtu) ||
 	    qpn != ipoib_addr_qpn(conn->peer))
-		goto fail;
+		goto bad_rep;
 	if (!ipoib_cm_rx_mtu_usable(rx_mtu)) {
 		ipoib_count(priv, IPOIB_CNT_CM_REJ_SMALL_MTU);
-		ret = -EMSGSIZE;
-		goto fail;
+		reason = IB_CM_REJ_INVALID_MTU;
+		why = "receive MTU below 1284 in the REP";
+		goto bad_rep;
 	}
 	conn->mtu = ipoib_cm_mtu(IPOIB_CM_BUF_SIZE, rx_mtu);
 	conn->remote_qpn = ev->param.rep_rcvd.remote_qpn;
 	ret = conn_modify(conn, IB_QPS_RTR, 0);
 	if (!ret)
 		ret = conn_modify(conn, IB_QPS_RTS, 0);
-	if (!ret)
-		ret = ib_send_cm_rtu(id, NULL, 0);
+	if (ret)
+		goto fail;
+	/* RFC 4755 3.2: every message of the set-up names our UD QPN. */
+	make_priv_data(priv, pd);
+	ret = ib_send_cm_rtu(id, pd, sizeof(pd));
 	if (ret)
 		goto fail;
 	conn_set_live(conn);
 	return;
 
+bad_rep:
+	send_rej(priv, id, gid, reason, why);
+	ipoib_cm_conn_kill(conn, true);
+	return;
 fail:
-	send_rej(priv, id, (const union ib_gid *)ipoib_addr_gid(conn->peer),
-		 ret == -EINVAL ? "bad private data in the REP" :
-		 ret == -EMSGSIZE ? "receive MTU below 1284 in the REP" :
-		 "could not bring the QP up");
+	send_rej(priv, id, gid, rej_reason_of(ret), "could not bring the QP up");
 	ipoib_cm_conn_kill(conn, true);
 }
 
@@ -855,16 +1103,23 @@ static void handle_rej(struct ipoib_cm_conn *conn,
 	 * Auto policy: a peer without the RFC service ID is an in-tree one.
 	 * Asking again at once in its form: the packets that waited go
 	 * back through the send path, which finds the neighbour now knows.
+	 * Should the in-tree service ID be refused the same way, the peer
+	 * listens on neither (it is starting, or stopping): what was
+	 * learned goes, and the RFC form is asked first next time.
 	 */
-	if (conn->initiator && conn->sid_rfc &&
-	    reason == IB_CM_REJ_INVALID_SERVICE_ID) {
-		ipoib_count(priv, IPOIB_CNT_CM_REJ_SERVICE_ID);
+	if (conn->initiator && reason == IB_CM_REJ_INVALID_SERVICE_ID) {
+		if (conn->sid_rfc)
+			ipoib_count(priv, IPOIB_CNT_CM_REJ_SERVICE_ID);
 		if (ipoib_cm_policy == IPOIB_CM_POLICY_AUTO) {
 			spin_lock_bh(&priv->lock);
-			learn_peer_form(priv, conn->peer, IPOIB_CM_PEER_LINUX);
+			learn_peer_form(priv, conn->peer, conn->sid_rfc ?
+					IPOIB_CM_PEER_LINUX :
+					IPOIB_CM_PEER_UNKNOWN);
 			spin_unlock_bh(&priv->lock);
-			ipoib_cm_conn_kill(conn, false);
-			return;
+			if (conn->sid_rfc) {
+				ipoib_cm_conn_kill(conn, false);
+				return;
+			}
 		}
 	}
 	/*
@@ -876,8 +1131,8 @@ static void handle_rej(struct ipoib_cm_conn *conn,
 	    ipoib_addr_cmp_noflags(priv->dev->dev_addr, conn->peer) < 0) {
 		spin_lock_bh(&priv->lock);
 		if (conn->state == IPOIB_CM_CONNECTING) {
-			conn->state = IPOIB_CM_WAIT_PEER;
-			conn->created = jiffies;
+			conn_set_state(conn, IPOIB_CM_WAIT_PEER);
+			conn->deadline = jiffies + IPOIB_CM_PEER_WAIT;
 		}
 		spin_unlock_bh(&priv->lock);
 		return;
@@ -892,6 +1147,10 @@ static int cm_handler(struct ib_cm_id *id, const struct ib_cm_event *ev)
 {
 	struct ipoib_cm_conn *conn = id->context;
 
+	/* An MRA extends the wait: our REQ is still out. */
+	if (ev->event == IB_CM_REP_RECEIVED || ev->event == IB_CM_REJ_RECEIVED ||
+	    ev->event == IB_CM_REQ_ERROR)
+		WRITE_ONCE(conn->answered, true);
 	switch (ev->event) {
 	case IB_CM_REQ_RECEIVED:
 		return handle_req(id->context, id, ev);
@@ -923,42 +1182,59 @@ static int cm_handler(struct ib_cm_id *id, const struct ib_cm_event *ev)
 	return 0;
 }
 
-/* Idle connections go; so does a lost crossing whose winner never came. */
+/*
+ * A connection whose time is up, a reference taken: idle, or still not up
+ * by its deadline (connecting: counted; a lost crossing whose winner
+ * never came).  *failed: the peer gets datagrams for a while.
+ */
+static struct ipoib_cm_conn *reap_next(struct ipoib_dev *priv, bool *failed)
+{
+	unsigned long idle = ipoib_cm_idle_timeout * HZ;
+	struct ipoib_cm_conn *conn;
+
+	lockdep_assert_held(&priv->lock);
+	list_for_each_entry(conn, &priv->cm->conns, link) {
+		if (conn->state == IPOIB_CM_LIVE) {
+			if (!idle || time_before_eq(jiffies,
+						    READ_ONCE(conn->last_used) +
+						    idle))
+				continue;
+			ipoib_count(priv, IPOIB_CNT_CM_REAPED);
+			*failed = false;
+			return conn_get(conn);
+		}
+		if (time_before_eq(jiffies, conn->deadline))
+			continue;
+		if (conn->state == IPOIB_CM_CONNECTING) {
+			ipoib_count(priv, IPOIB_CNT_CM_CONNECT_TIMEOUTS);
+			net_info_ratelimited("%s: connection to %pI6 not up after %u s; datagrams for it\n",
+					     priv->dev->name,
+					     ipoib_addr_gid(conn->peer),
+					     IPOIB_CM_CONNECT_TIMEOUT / HZ);
+		}
+		*failed = true;
+		return conn_get(conn);
+	}
+	return NULL;
+}
+
+/* Once a second, while connected mode runs. */
 static void reap_task(struct work_struct *work)
 {
 	struct ipoib_cm_dev *cm = container_of(to_delayed_work(work),
 					       struct ipoib_cm_dev, reap_task);
 	struct ipoib_dev *priv = cm->priv;
-	unsigned long idle = ipoib_cm_idle_timeout * HZ;
-	struct ipoib_cm_conn *conn, *victim;
+	struct ipoib_cm_conn *victim;
 	bool failed;
 
-	do {
-		victim = NULL;
-		failed = false;
+	for (;;) {
 		spin_lock_bh(&priv->lock);
-		list_for_each_entry(conn, &cm->conns, link) {
-			if (conn->state == IPOIB_CM_WAIT_PEER &&
-			    time_after(jiffies,
-				       conn->created + IPOIB_CM_PEER_WAIT)) {
-				victim = conn;
-				failed = true;
-				break;
-			}
-			if (idle && conn->state == IPOIB_CM_LIVE &&
-			    time_after(jiffies,
-				       READ_ONCE(conn->last_used) + idle)) {
-				victim = conn;
-				break;
-			}
-		}
+		victim = reap_next(priv, &failed);
 		spin_unlock_bh(&priv->lock);
-		if (victim) {
-			if (!failed)
-				ipoib_count(priv, IPOIB_CNT_CM_REAPED);
-			ipoib_cm_conn_kill(victim, failed);
-		}
-	} while (victim);
+		if (!victim)
+			break;
+		conn_end_put(victim, failed, IB_CM_REJ_TIMEOUT);
+	}
 
 	if (ipoib_cm_active(priv))
 		queue_delayed_work(ipoib_cm_wq, &cm->reap_task, HZ);
@@ -1023,7 +1299,11 @@ int ipoib_cm_up(struct ipoib_dev *priv)
 		ipoib_cm_rx_cleanup(priv);
 		return ret;
 	}
-	for (i = 0; i < ARRAY_SIZE(cm->listen); i++) {
+	/*
+	 * The RFC service ID first: a peer that finds the in-tree one
+	 * without it would take us for an in-tree peer.
+	 */
+	for (i = ARRAY_SIZE(cm->listen); i-- > 0;) {
 		struct ib_cm_id *id = ib_create_cm_id(priv->ca, cm_handler,
 						      priv);
 
@@ -1065,10 +1345,12 @@ void ipoib_cm_down(struct ipoib_dev *priv)
 		spin_lock_bh(&priv->lock);
 		conn = list_first_entry_or_null(&cm->conns,
 						struct ipoib_cm_conn, link);
+		if (conn)
+			conn_get(conn);
 		spin_unlock_bh(&priv->lock);
 		if (!conn)
 			break;
-		ipoib_cm_conn_kill(conn, false);
+		conn_end_put(conn, false, IB_CM_REJ_NO_RESOURCES);
 	}
 	flush_workqueue(ipoib_cm_wq);
 	ipoib_cm_cq_cleanup(priv);

@@ -16,6 +16,15 @@
  * is freed only once a marker posted after its last work request has come
  * back through that CQ: nothing of it is left there (ipoib_cm.c,
  * conn_quiesce()).
+ *
+ * Lifetime (ipoib_cm.c has the code): a connection holds a reference for
+ * itself from conn_new() until its work item has torn it down; whoever
+ * finds one under priv->lock and uses it after dropping the lock takes a
+ * reference first.  The last reference frees it after an RCU grace
+ * period, because the transmit path reads neigh->cm under RCU and the
+ * transmit lock without one.  Ending it (ipoib_cm_conn_kill()) may be
+ * asked any number of times, from any context: the first unlinks it, and
+ * only its work item destroys its cm_id and QP, once.
  */
 #ifndef IPOIB_CM_H
 #define IPOIB_CM_H
@@ -40,7 +49,14 @@
 /* CQ entries a shared CQ offers connections beyond the SRQ's receives. */
 #define IPOIB_CM_CQ_SEATS	512
 #define IPOIB_CM_MAX_QUEUED	64	/* packets held while connecting */
+/*
+ * A connection not up by then is given up: what waited for it goes over
+ * UD, and the peer gets datagrams until its backoff ends.  Long enough
+ * for the CM to resend a lost REQ or REP once or twice.
+ */
 #define IPOIB_CM_CONNECT_TIMEOUT (10 * HZ)
+/* Auto policy: how long a peer's in-tree form is trusted (see ipoib.rst). */
+#define IPOIB_CM_FORM_TTL	(10 * 60 * HZ)
 /* A crossing settles within this: the REQ that won, or the one that lost. */
 #define IPOIB_CM_PEER_WAIT	(3 * HZ)
 #define IPOIB_CM_RETRY_MIN	HZ
@@ -60,7 +76,10 @@ enum ipoib_cm_policy {
 	IPOIB_CM_POLICY_AUTO,
 };
 
-/* What a peer has shown of itself (auto policy), kept with the neighbour. */
+/*
+ * What a peer has shown of itself (auto policy), kept with the neighbour
+ * with the time it was learned.
+ */
 enum ipoib_cm_peer_form {
 	IPOIB_CM_PEER_UNKNOWN,		/* REQ to the RFC service ID first */
 	IPOIB_CM_PEER_LINUX,		/* in-tree service ID, one-way pairs */
@@ -97,6 +116,7 @@ struct ipoib_cm_cq {
 
 struct ipoib_cm_conn {
 	struct ipoib_dev *priv;
+	struct kref ref;		/* see the top of this file */
 	struct list_head link;		/* cm->conns, under priv->lock */
 	struct ib_cm_id *id;
 	struct ib_qp *qp;
@@ -108,13 +128,17 @@ struct ipoib_cm_conn {
 	struct sa_path_rec path;	/* initiator: where the REQ goes */
 	unsigned int mtu;		/* IPoIB MTU over this connection */
 	u32 remote_qpn;			/* the peer's RC/UC QP */
+	/* Written under priv->lock, read without it by the transmit path. */
 	enum ipoib_cm_state state;
+	u8 rej_reason;			/* for a REJ when torn down unfinished */
 	bool initiator;
+	bool answered;			/* initiator: our REQ got an answer */
 	bool shared;			/* the pair's only one: both ends send */
 	bool sid_rfc;			/* REQ to (or taken on) RFC service ID */
 	bool can_send;			/* ours to send on: initiator or shared */
 	bool failed;			/* died of an error: back off */
 	unsigned long created;
+	unsigned long deadline;		/* connecting or wait-peer ends by then */
 	unsigned long live_since;
 	unsigned long last_used;	/* last send or receive */
 	struct sk_buff_head queue;	/* sends waiting for LIVE */
@@ -132,8 +156,12 @@ struct ipoib_cm_conn {
 	struct sk_buff_head backlog;
 	struct ib_sge tx_sge[MAX_SKB_FRAGS + 1];
 
-	/* Without an SRQ: this QP's own receive ring. */
+	/*
+	 * Without an SRQ: this QP's own receive ring, of rx_size buffers;
+	 * none when the peer never sends on the connection.
+	 */
 	struct ipoib_cm_rx_buf *rx_ring;
+	unsigned int rx_size;
 	atomic_t rx_posted;
 
 	struct rcu_head rcu;
@@ -161,8 +189,11 @@ extern struct workqueue_struct *ipoib_cm_wq;
 void ipoib_cm_conn_kill(struct ipoib_cm_conn *conn, bool failed);
 void ipoib_cm_req_form(int policy, enum ipoib_cm_peer_form form,
 		       bool sid_param_rfc, bool *sid_rfc, bool *shared);
+enum ipoib_cm_peer_form ipoib_cm_form_now(enum ipoib_cm_peer_form form,
+					  unsigned long learned,
+					  unsigned long now);
 struct ipoib_cm_conn *ipoib_cm_conn_start(struct ipoib_dev *priv,
-					  const struct ipoib_neigh *neigh);
+					  struct ipoib_neigh *neigh);
 struct ipoib_cm_conn *ipoib_cm_find_sendable(struct ipoib_dev *priv,
 					     const u8 *peer);
 
@@ -186,9 +217,13 @@ int ipoib_cm_rx_ring_init(struct ipoib_cm_conn *conn);
 void ipoib_cm_rx_ring_drain(struct ipoib_cm_conn *conn);
 void ipoib_cm_rx_ring_free(struct ipoib_cm_conn *conn);
 
-static inline struct ipoib_cm_dev *ipoib_cm(const struct ipoib_dev *priv)
+/*
+ * Does the peer send on this connection?  On a one-way one we opened it
+ * never does (the in-tree form): its QP needs no receive buffers.
+ */
+static inline bool ipoib_cm_conn_receives(const struct ipoib_cm_conn *conn)
 {
-	return priv->cm;
+	return conn->shared || !conn->initiator;
 }
 
 /* Traffic keeps a connection from being reaped. */

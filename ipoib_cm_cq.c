@@ -127,6 +127,7 @@ int ipoib_cm_cq_init(struct ipoib_dev *priv)
 	struct ipoib_cm_dev *cm = priv->cm;
 	struct ipoib_cm_cq *scq;
 
+	lockdep_assert_held(&priv->state_lock);
 	napi_enable(&cm->napi);
 	mutex_lock(&cm->cq_lock);
 	scq = cq_add(priv);
@@ -144,6 +145,7 @@ void ipoib_cm_cq_cleanup(struct ipoib_dev *priv)
 	struct ipoib_cm_dev *cm = priv->cm;
 	struct ipoib_cm_cq *scq, *tmp;
 
+	lockdep_assert_held(&priv->state_lock);
 	napi_disable(&cm->napi);
 	mutex_lock(&cm->cq_lock);
 	list_for_each_entry_safe(scq, tmp, &cm->cqs, link) {

@@ -5,8 +5,8 @@
  * high-order allocation is ever needed.  The pages come from the
  * interface's page pool and go back to it when the stack is done with
  * them.  Buffers sit on one SRQ shared by all connections, or when the
- * HCA has no SRQ, on a ring per QP (and the number of connections is then
- * bounded by cm_max_conn_nosrq).
+ * HCA has no SRQ, on a ring per QP the peer sends on (and the number of
+ * connections is then bounded by cm_max_conn_nosrq).
  */
 #include <linux/slab.h>
 #include <linux/delay.h>
@@ -325,20 +325,23 @@ u64 ipoib_cm_rx_pages_new(struct ipoib_dev *priv)
 	return priv->cm ? ipoib_rx_pages_new(&priv->cm->pages) : 0;
 }
 
-/* No SRQ: the QP (in INIT or later) gets a ring of its own. */
+/*
+ * No SRQ: the QP (in INIT or later) gets a ring of its own, of the size
+ * its creation chose (none on a one-way connection we opened).
+ */
 int ipoib_cm_rx_ring_init(struct ipoib_cm_conn *conn)
 {
 	struct ipoib_dev *priv = conn->priv;
 	unsigned int i;
 	int ret;
 
-	if (priv->cm->srq)
+	if (priv->cm->srq || !conn->rx_size)
 		return 0;
-	conn->rx_ring = kvcalloc(IPOIB_CM_NOSRQ_RING, sizeof(*conn->rx_ring),
+	conn->rx_ring = kvcalloc(conn->rx_size, sizeof(*conn->rx_ring),
 				 GFP_KERNEL);
 	if (!conn->rx_ring)
 		return -ENOMEM;
-	for (i = 0; i < IPOIB_CM_NOSRQ_RING; i++) {
+	for (i = 0; i < conn->rx_size; i++) {
 		ret = rx_fill(priv, &conn->rx_ring[i]);
 		if (!ret)
 			ret = rx_post(priv, conn, &conn->rx_ring[i]);
@@ -377,7 +380,7 @@ void ipoib_cm_rx_ring_free(struct ipoib_cm_conn *conn)
 
 	if (!conn->rx_ring)
 		return;
-	for (i = 0; i < IPOIB_CM_NOSRQ_RING; i++)
+	for (i = 0; i < conn->rx_size; i++)
 		rx_free(conn->priv, &conn->rx_ring[i]);
 	kvfree(conn->rx_ring);
 	conn->rx_ring = NULL;

@@ -1,33 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Connected-mode transmit: which way a unicast packet goes (the peer's
- * connection, or UD), posting it on an RC/UC QP, and telling the local
- * stack when a packet is bigger than its destination can take (RFC 4755
- * 7.2) so that path MTU discovery adapts instead of packets vanishing.
- * Multicast and broadcast never come here; ARP and ND go back to UD.
+ * connection, or UD), posting it on an RC/UC QP, and holding each packet
+ * to what its destination can take (RFC 4755 7.2): a bigger one goes to
+ * ipoib_too_big(), whose ICMP lets path MTU discovery adapt instead of
+ * packets vanishing.  Multicast and broadcast never come here; ARP and ND
+ * go back to UD.
  */
-#include <linux/icmp.h>
 #include <linux/delay.h>
-#include <linux/icmpv6.h>
-#include <net/icmp.h>
 #include <net/ndisc.h>
 #include "ipoib_cm.h"
-
-/*
- * Too big for where it must go: an ICMP "fragmentation needed" or ICMPv6
- * "packet too big" into the local stack, and the packet is dropped.
- */
-static void pmtu_signal(struct ipoib_dev *priv, struct sk_buff *skb,
-			unsigned int mtu)
-{
-	ipoib_count(priv, IPOIB_CNT_CM_PMTU_SIGNALS);
-	if (skb->protocol == htons(ETH_P_IP))
-		icmp_ndo_send(skb, ICMP_DEST_UNREACH, ICMP_FRAG_NEEDED,
-			      htonl(mtu));
-	else if (skb->protocol == htons(ETH_P_IPV6))
-		icmpv6_ndo_send(skb, ICMPV6_PKT_TOOBIG, 0, mtu);
-	ipoib_tx_drop(priv, skb, IPOIB_CNT_TX_DROP_TOO_BIG);
-}
 
 /* Payload of the packet: skb->data is at the IPoIB header. */
 static unsigned int payload_len(const struct sk_buff *skb)
@@ -42,11 +24,11 @@ static unsigned int payload_len(const struct sk_buff *skb)
  */
 static bool ud_too_big(struct ipoib_dev *priv, struct sk_buff *skb)
 {
-	unsigned int mtu = ipoib_ud_unicast_mtu(priv);
+	unsigned int mtu = ipoib_ud_group_mtu(priv);
 
 	if (skb_is_gso(skb) || payload_len(skb) <= mtu)
 		return false;
-	pmtu_signal(priv, skb, mtu);
+	ipoib_too_big(priv, skb, mtu);
 	return true;
 }
 
@@ -163,7 +145,7 @@ static void cm_send(struct ipoib_dev *priv, struct ipoib_cm_conn *conn,
 		    struct sk_buff *skb)
 {
 	if (unlikely(payload_len(skb) > conn->mtu)) {
-		pmtu_signal(priv, skb, conn->mtu);
+		ipoib_too_big(priv, skb, conn->mtu);
 		return;
 	}
 	/* The ring comes with the first send: many connections never send. */
@@ -280,6 +262,15 @@ bool ipoib_cm_xmit(struct ipoib_dev *priv, struct ipoib_neigh *neigh,
 		ipoib_neigh_touch(neigh);
 		cm_send(priv, conn, skb);
 		return true;
+	}
+	/*
+	 * A try after a failure (the peer did not answer, say): datagrams
+	 * until it is up, rather than another wait of up to
+	 * IPOIB_CM_CONNECT_TIMEOUT.  Only a first try holds packets.
+	 */
+	if (neigh->cm_backoff) {
+		spin_unlock_bh(&priv->lock);
+		return ud_too_big(priv, skb);
 	}
 	if (skb_queue_len(&conn->queue) >= IPOIB_CM_MAX_QUEUED) {
 		spin_unlock_bh(&priv->lock);

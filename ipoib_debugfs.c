@@ -7,6 +7,8 @@
  *   neighs  link addresses: flags:QPN:GID, AH, queued packets, idle time
  *   cm      connected mode: settings, then one line per connection: peer,
  *           QPNs, RC/UC, MTU, age, idle time, state, who initiated it
+ *   sendonly_idle_s  (read-write) seconds a send-only group may go unused
+ *           before it is left, checked every 10 s (default 60)
  *
  * one line per entry under a header, for grep and awk, readable while
  * traffic runs.  The folder keeps the name the interface had when it was
@@ -195,6 +197,7 @@ void ipoib_debugfs_add(struct ipoib_dev *priv)
 	debugfs_create_file("paths", 0444, dir, priv, &paths_fops);
 	debugfs_create_file("neighs", 0444, dir, priv, &neighs_fops);
 	debugfs_create_file("cm", 0444, dir, priv, &cm_fops);
+	debugfs_create_u32("sendonly_idle_s", 0600, dir, &priv->sendonly_idle_s);
 	priv->debugfs = dir;
 }
 

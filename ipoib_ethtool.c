@@ -61,6 +61,8 @@ static const char *const ipoib_counter_names[IPOIB_NR_COUNTERS] = {
 	[IPOIB_CNT_CM_RX_DROP_NO_MEM]	= "cm_rx_drop_no_mem",
 	[IPOIB_CNT_CM_ERRORS_WC]	= "cm_errors_wc",
 	[IPOIB_CNT_CM_TX_DROP_NO_MEM]	= "cm_tx_drop_no_mem",
+	[IPOIB_CNT_CM_CONNECT_TIMEOUTS]	= "cm_connect_timeouts",
+	[IPOIB_CNT_CM_PEERS_LOST]	= "cm_peers_lost",
 };
 
 static void ipoib_get_drvinfo(struct net_device *dev,
@@ -381,6 +383,17 @@ static int ipoib_set_ringparam(struct net_device *dev,
 		NL_SET_ERR_MSG(extack, "ring sizes rounded up to a power of two");
 	if (rx == ipoib_rx_entries(priv) && tx == ipoib_tx_entries(priv))
 		return 0;
+	/*
+	 * New rings are a new QP, so a new link address, and a bond takes
+	 * its slave's address only when it fails over to it: it would go on
+	 * giving its peers the old QPN.
+	 */
+	if (netif_is_bond_slave(dev)) {
+		NL_SET_ERR_MSG(extack, "a bond keeps its slave's old QPN: release the slave first");
+		netdev_warn(dev, "ring resize refused: %s would go on announcing our old QPN\n",
+			    netdev_master_upper_dev_get(dev)->name);
+		return -EBUSY;
+	}
 
 	ret = ipoib_resize_rings(priv, rx, tx, extack);
 	if (ret)

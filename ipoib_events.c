@@ -65,7 +65,7 @@ static void flush_paths_and_groups(struct ipoib_dev *priv)
 	if (ib_query_port(priv->ca, priv->port, &attr) ||
 	    attr.state != IB_PORT_ACTIVE)
 		return;		/* PORT_ACTIVE will bring us back */
-	priv->local_lid = attr.lid;
+	ipoib_set_local_lid(priv, &attr);
 	if (test_bit(IPOIB_QP_READY, &priv->flags))
 		ipoib_mcast_start(priv);
 }

@@ -81,10 +81,15 @@ static void rx_set_source(struct sk_buff *skb, const struct ib_wc *wc)
 	skb_pull(skb, IPOIB_PSEUDO_LEN);
 }
 
-/* Own multicast comes back to us unless the HCA blocks the loopback. */
+/*
+ * Own multicast comes back to us unless the HCA blocks the loopback: from
+ * our QP, and from any of our port's LIDs.
+ */
 static bool rx_is_own_multicast(struct ipoib_dev *priv, const struct ib_wc *wc)
 {
-	return wc->src_qp == priv->qpn && wc->slid == priv->local_lid;
+	return wc->src_qp == priv->qpn &&
+	       ipoib_lid_same_port(wc->slid, READ_ONCE(priv->local_lid),
+				   READ_ONCE(priv->lmc));
 }
 
 static unsigned char rx_pkt_type(struct ipoib_dev *priv, struct sk_buff *skb,
@@ -434,6 +439,20 @@ static int tx_prepare_lso(struct ipoib_dev *priv, struct sk_buff *skb)
 }
 
 /*
+ * What one UD message to qpn may carry: multicast, in either mode, what
+ * the broadcast group's MTU allows every member (RFC 4391 5 sizes all
+ * groups by it); unicast, what our port sends (in connected mode,
+ * ipoib_cm_tx.c has already held it to the group's MTU for peers without
+ * connections).
+ */
+static unsigned int ud_limit(const struct ipoib_dev *priv, u32 qpn)
+{
+	if (qpn == IPOIB_MCAST_QPN)
+		return ipoib_ud_group_mtu(priv);
+	return ipoib_ud_mtu(priv->max_ib_mtu);
+}
+
+/*
  * Post one packet (IPoIB header at skb->data) on the UD QP.  Called under
  * the transmit lock; consumes the skb whatever happens.
  */
@@ -443,11 +462,17 @@ int ipoib_ud_send(struct ipoib_dev *priv, struct sk_buff *skb,
 	struct ib_ud_wr *wr = &priv->tx_wr;
 	struct ipoib_tx_slot *slot;
 	unsigned int len = skb->len;
+	unsigned int limit;
 	int hlen, n, ret;
 
 	if (unlikely(!test_bit(IPOIB_QP_READY, &priv->flags))) {
 		ipoib_tx_drop(priv, skb, IPOIB_CNT_TX_DROP_POST);
 		return -ENETDOWN;
+	}
+	limit = ud_limit(priv, qpn);
+	if (!skb_is_gso(skb) && unlikely(len - IPOIB_ENCAP_LEN > limit)) {
+		ipoib_too_big(priv, skb, limit);
+		return -EMSGSIZE;
 	}
 	slot = ipoib_tx_claim(priv, &priv->tx, skb);
 	if (unlikely(!slot))
@@ -457,10 +482,6 @@ int ipoib_ud_send(struct ipoib_dev *priv, struct sk_buff *skb,
 	if (unlikely(hlen < 0)) {
 		ipoib_tx_drop(priv, skb, IPOIB_CNT_TX_DROP_TOO_BIG);
 		return hlen;
-	}
-	if (!hlen && unlikely(len > priv->max_ib_mtu)) {
-		ipoib_tx_drop(priv, skb, IPOIB_CNT_TX_DROP_TOO_BIG);
-		return -EMSGSIZE;
 	}
 	n = ipoib_tx_load(priv, slot, skb, hlen, priv->tx_sge);
 	if (unlikely(n < 0))
@@ -584,7 +605,9 @@ int ipoib_rings_up(struct ipoib_dev *priv)
 	int ret;
 
 	lockdep_assert_held(&priv->state_lock);
-	ipoib_set_mtu_limits(priv);
+	ret = ipoib_set_mtu_limits(priv);
+	if (ret)
+		return ret;
 	priv->rx_buf_size = priv->max_ib_mtu + IPOIB_GRH_LEN;
 	ret = alloc_rings(priv);
 	if (ret)

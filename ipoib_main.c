@@ -93,7 +93,6 @@ struct net_device *ipoib_create_netdev(struct ib_device *ca, u32 port,
 	priv->pkey = pkey;
 	priv->parent = parent;
 	if (parent) {
-		set_bit(IPOIB_CHILD, &priv->flags);
 		dev->dev_port = parent->dev->dev_port;
 		dev->dev_id = parent->dev->dev_id;
 		dev->mtu = parent->dev->mtu;
@@ -101,8 +100,13 @@ struct net_device *ipoib_create_netdev(struct ib_device *ca, u32 port,
 		/* Compatibility: dev_id used to carry the port, too. */
 		dev->dev_port = port - 1;
 		dev->dev_id = port - 1;
+		/*
+		 * Only the main interface hangs off the HCA, as in-tree: udev
+		 * rules that match the port's GID with DRIVERS=="?*" (rdma-core's
+		 * persistent naming example) must not match its children too.
+		 */
+		SET_NETDEV_DEV(dev, ca->dev.parent);
 	}
-	SET_NETDEV_DEV(dev, ca->dev.parent);
 	return dev;
 }
 

@@ -12,7 +12,6 @@
 
 #define IPOIB_JOIN_FULL		BIT(FULLMEMBER_JOIN)
 #define IPOIB_JOIN_SENDONLY	BIT(SENDONLY_FULLMEMBER_JOIN)
-#define IPOIB_SENDONLY_IDLE	(60 * HZ)
 
 static u32 mgid_hash(const union ib_gid *mgid)
 {
@@ -137,8 +136,14 @@ static int finish_join(struct ipoib_dev *priv, struct ipoib_mcast *mcast,
 	if (IS_ERR(ah))
 		return PTR_ERR(ah);
 
-	if (mcast == READ_ONCE(priv->broadcast))
-		ipoib_qp_set_qkey(priv, be32_to_cpu(rec->qkey));
+	/* Without the group's Q_Key the QP takes nothing: join again. */
+	if (mcast == READ_ONCE(priv->broadcast)) {
+		ret = ipoib_qp_set_qkey(priv, be32_to_cpu(rec->qkey));
+		if (ret) {
+			ipoib_ah_put(ah);
+			return ret;
+		}
+	}
 	if (!mcast->sendonly) {
 		mcast->rec = *rec;	/* attach reads the MLID */
 		ret = ipoib_mcast_attach(priv, mcast);
@@ -309,7 +314,7 @@ void ipoib_mcast_task(struct work_struct *work)
 	if (!ib_query_port(priv->ca, priv->port, &attr)) {
 		if (attr.state != IB_PORT_ACTIVE)
 			return;	/* the port event will restart us */
-		priv->local_lid = attr.lid;
+		ipoib_set_local_lid(priv, &attr);
 	}
 	memcpy(bc_mgid.raw, ipoib_addr_gid(priv->dev->broadcast),
 	       sizeof(bc_mgid));
@@ -492,17 +497,34 @@ void ipoib_mcast_restart_task(struct work_struct *work)
 	kick_task(priv, 0);
 }
 
+/*
+ * When a group was last sent to.  Once joined, packets take the fast path
+ * through its neighbours, which stamp themselves: the group's own stamp
+ * only says when the slow path last saw it.
+ */
+static unsigned long mcast_last_used(struct ipoib_mcast *mcast)
+{
+	unsigned long last = READ_ONCE(mcast->last_used);
+	struct ipoib_neigh *neigh;
+
+	lockdep_assert_held(&mcast->priv->lock);
+	list_for_each_entry(neigh, &mcast->neighs, owner_link)
+		if (time_after(READ_ONCE(neigh->last_used), last))
+			last = READ_ONCE(neigh->last_used);
+	return last;
+}
+
 /* Send-only groups nobody sent to for a while are left. */
 void ipoib_mcast_gc(struct ipoib_dev *priv)
 {
+	unsigned long idle = READ_ONCE(priv->sendonly_idle_s) * HZ;
 	struct ipoib_mcast *mcast, *next;
 	LIST_HEAD(leaving);
 
 	spin_lock_bh(&priv->lock);
 	list_for_each_entry_safe(mcast, next, &priv->mcast_list, list)
 		if (mcast->sendonly && !mcast->busy &&
-		    time_after(jiffies, READ_ONCE(mcast->last_used) +
-			       IPOIB_SENDONLY_IDLE))
+		    time_after(jiffies, mcast_last_used(mcast) + idle))
 			mcast_unlink(priv, mcast, &leaving);
 	spin_unlock_bh(&priv->lock);
 	leave_all(priv, &leaving);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The net_device: set-up, open and stop, the transmit entry point, the
- * link-layer header, MTU rules and statistics.
+ * The net_device: set-up and teardown (ndo_init, ndo_uninit), its ops
+ * table, the link-layer header, MTU rules, features and statistics.  Open
+ * and stop are in ipoib_state.c, the transmit entry point in ipoib_xmit.c.
  */
 #include <linux/if_arp.h>
 #include <linux/etherdevice.h>
@@ -121,10 +122,11 @@ static unsigned int ipoib_ud_payload_mtu(const struct ipoib_dev *priv)
 }
 
 /*
- * What a unicast over UD may carry to any member of the partition: the
- * broadcast group's MTU bounds every member's, our port's may be larger.
+ * What a UD message may carry to any member of the partition, and to any
+ * multicast group: the broadcast group's MTU bounds every member's (RFC
+ * 4391 5), our port's may be larger.
  */
-unsigned int ipoib_ud_unicast_mtu(const struct ipoib_dev *priv)
+unsigned int ipoib_ud_group_mtu(const struct ipoib_dev *priv)
 {
 	return min(priv->mcast_mtu, ipoib_ud_payload_mtu(priv));
 }
@@ -154,10 +156,13 @@ int ipoib_set_mtu_limits(struct ipoib_dev *priv)
 	int ret;
 
 	ret = ib_query_port(priv->ca, priv->port, &attr);
-	if (ret)
+	if (ret) {
+		netdev_warn(priv->dev, "cannot query port %u of %s for its MTU: %d\n",
+			    priv->port, dev_name(&priv->ca->dev), ret);
 		return ret;
+	}
 	priv->max_ib_mtu = ib_mtu_enum_to_int(attr.active_mtu);
-	priv->local_lid = attr.lid;
+	ipoib_set_local_lid(priv, &attr);
 	priv->dev->max_mtu = ipoib_mode_max_mtu(priv);
 	if (!priv->mcast_mtu)
 		priv->mcast_mtu = ipoib_ud_mtu(priv->max_ib_mtu);
@@ -300,7 +305,9 @@ static int ipoib_init(struct net_device *dev)
 	if (ret)
 		goto err_transport;
 
-	ipoib_set_mtu_limits(priv);
+	ret = ipoib_set_mtu_limits(priv);
+	if (ret)
+		goto err_transport;
 	if (!priv->admin_mtu)
 		priv->admin_mtu = priv->mcast_mtu;
 	dev->mtu = min(priv->admin_mtu, ipoib_usable_mtu(priv));
@@ -335,7 +342,6 @@ static void ipoib_uninit(struct net_device *dev)
 {
 	struct ipoib_dev *priv = ipoib_priv(dev);
 
-	set_bit(IPOIB_GOING_DOWN, &priv->flags);
 	if (priv->parent) {
 		mutex_lock(&priv->parent->children_lock);
 		list_del_init(&priv->child_link);
@@ -348,6 +354,7 @@ static void ipoib_uninit(struct net_device *dev)
 	cancel_work_sync(&priv->tx_recover_task);
 	cancel_delayed_work_sync(&priv->cm_fallback_task);
 	ipoib_staged_drop(priv);
+	ipoib_too_big_flush(priv);
 	cancel_delayed_work_sync(&priv->link_task);
 	ipoib_mcast_stop(priv);
 	ipoib_paths_flush(priv);
@@ -372,6 +379,11 @@ static const struct net_device_ops ipoib_netdev_ops = {
 	.ndo_fix_features = ipoib_fix_features,
 	.ndo_set_rx_mode = ipoib_set_rx_mode,
 	.ndo_get_iflink = ipoib_get_iflink,
+	.ndo_set_vf_link_state = ipoib_set_vf_link_state,
+	.ndo_get_vf_config = ipoib_get_vf_config,
+	.ndo_get_vf_stats = ipoib_get_vf_stats,
+	.ndo_get_vf_guid = ipoib_get_vf_guid,
+	.ndo_set_vf_guid = ipoib_set_vf_guid,
 };
 
 void ipoib_setup(struct net_device *dev)
@@ -389,6 +401,7 @@ void ipoib_setup(struct net_device *dev)
 	INIT_LIST_HEAD(&priv->dead_ahs);
 	hash_init(priv->paths);
 	hash_init(priv->mcasts);
+	priv->sendonly_idle_s = IPOIB_SENDONLY_IDLE_S;
 	u64_stats_init(&priv->tx_stats.syncp);
 	INIT_DELAYED_WORK(&priv->mcast_task, ipoib_mcast_task);
 	INIT_WORK(&priv->mcast_restart_task, ipoib_mcast_restart_task);
@@ -401,6 +414,8 @@ void ipoib_setup(struct net_device *dev)
 	INIT_WORK(&priv->tx_recover_task, ipoib_tx_recover);
 	INIT_DELAYED_WORK(&priv->cm_fallback_task, ipoib_cm_fallback_task);
 	skb_queue_head_init(&priv->staged);
+	skb_queue_head_init(&priv->too_big);
+	INIT_WORK(&priv->too_big_task, ipoib_too_big_task);
 
 	dev->netdev_ops = &ipoib_netdev_ops;
 	dev->header_ops = &ipoib_header_ops;

@@ -4,17 +4,8 @@
  * 0x8001" makes a child, "ip link set ... type ipoib mode connected umcast
  * 1" changes one, and "ip -d link show" prints P_Key, mode and umcast.
  * The attributes are the uAPI's IFLA_IPOIB_*, as the in-tree driver uses
- * them.
- *
- * NEEDS FROM CORE (all declared in ipoib.h):
- *   - bool ipoib_is_our_netdev(const struct net_device *dev);
- *   - int ipoib_child_init_netlink(struct ipoib_dev *parent,
- *         struct net_device *dev, u16 pkey, struct netlink_ext_ack *extack);
- *     rtnl held; dev was allocated by rtnl with our setup; on error it is
- *     left unregistered for rtnl to free.
- *   - void ipoib_child_dellink(struct net_device *dev,
- *         struct list_head *head);  rtnl held, children only.
- *   - ipoib_set_mode() and ipoib_set_umcast() with rtnl held.
+ * them.  rtnl is held throughout; a child that newlink fails to make is
+ * left unregistered for rtnl to free.
  */
 #include <linux/module.h>
 #include <net/rtnetlink.h>

@@ -252,9 +252,12 @@ void ipoib_paths_invalidate(struct ipoib_dev *priv)
 
 /*
  * Address resolution from gid arrived from LID slid.  A path that names
- * another LID is stale: the peer's LID changed, and only the peer's port
- * was told.  The in-tree driver keeps sending to the old LID until some
- * event flushes its paths; we ask the SA again.
+ * another port's LID is stale: the peer's LID changed, and only the
+ * peer's port was told.  The in-tree driver keeps sending to the old LID
+ * until some event flushes its paths; we ask the SA again.  With LMC > 0
+ * the peer sends from whichever of its LIDs its own path names, so only
+ * base LIDs are compared, with our LMC standing for the peer's: subnet
+ * managers give every end port the same one (OpenSM's lmc option).
  */
 void ipoib_path_check_lid(struct ipoib_dev *priv, const union ib_gid *gid,
 			  u32 slid)
@@ -265,7 +268,8 @@ void ipoib_path_check_lid(struct ipoib_dev *priv, const union ib_gid *gid,
 	spin_lock_bh(&priv->lock);
 	path = path_find(priv, gid);
 	if (path && path->valid &&
-	    be32_to_cpu(sa_path_get_dlid(&path->rec)) != slid) {
+	    !ipoib_lid_same_port(be32_to_cpu(sa_path_get_dlid(&path->rec)),
+				 slid, READ_ONCE(priv->lmc))) {
 		ipoib_dbg(priv, "%pI6 now at LID 0x%x: path asked again\n",
 			  gid->raw, slid);
 		path_invalidate(priv, path);

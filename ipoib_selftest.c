@@ -2,11 +2,13 @@
 /*
  * Self-tests of the driver's pure rules, run at load with selftest=1: send
  * ring arithmetic across the wrap of its counters, backoff, the connected
- * mode's choice of service ID and sharing, and a sample of the wire rules
- * as this kernel's compiler built them (tests/unit has the full set, in
- * userspace).  A failure names the check and refuses the load.
+ * mode's choice of service ID and sharing and how long it believes what it
+ * learned of a peer, and a sample of the wire rules as this kernel's
+ * compiler built them (tests/unit has the full set, in userspace).  A
+ * failure names the check and refuses the load.
  */
 #include <linux/module.h>
+#include <linux/string.h>
 #include "ipoib_cm.h"
 
 static bool ipoib_selftest;
@@ -27,8 +29,8 @@ static void check(struct selftest *st, bool ok, const char *what, int line)
 	if (ok)
 		return;
 	st->failed++;
-	pr_err(DRV_NAME ": self-test failed (ipoib_selftest.c:%d): %s\n",
-	       line, what);
+	pr_err(DRV_NAME ": self-test failed (%s:%d): %s\n",
+	       kbasename(__FILE__), line, what);
 }
 
 /* head and tail run on and wrap; their difference is what is posted. */
@@ -87,6 +89,25 @@ static void policy_rules(struct selftest *st)
 	CHECK(st, sid_rfc && shared);
 }
 
+/* The in-tree form is believed for IPOIB_CM_FORM_TTL, then asked again. */
+static void form_rules(struct selftest *st)
+{
+	unsigned long t[] = { 1000, ULONG_MAX - IPOIB_CM_FORM_TTL / 2 };
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(t); i++) {	/* the second wraps */
+		CHECK(st, ipoib_cm_form_now(IPOIB_CM_PEER_LINUX, t[i],
+					    t[i] + IPOIB_CM_FORM_TTL) ==
+			  IPOIB_CM_PEER_LINUX);
+		CHECK(st, ipoib_cm_form_now(IPOIB_CM_PEER_LINUX, t[i],
+					    t[i] + IPOIB_CM_FORM_TTL + 1) ==
+			  IPOIB_CM_PEER_UNKNOWN);
+		CHECK(st, ipoib_cm_form_now(IPOIB_CM_PEER_RFC, t[i],
+					    t[i] + 2 * IPOIB_CM_FORM_TTL) ==
+			  IPOIB_CM_PEER_RFC);
+	}
+}
+
 static void wire_rules(struct selftest *st)
 {
 	static const u8 gid[16] = { 0xfe, 0x80, [15] = 2 };
@@ -126,6 +147,7 @@ int ipoib_selftest_run(void)
 	ring_rules(&st);
 	backoff_rules(&st);
 	policy_rules(&st);
+	form_rules(&st);
 	wire_rules(&st);
 	if (st.failed) {
 		pr_err(DRV_NAME ": self-tests: %u of %u failed\n", st.failed,

@@ -123,6 +123,7 @@ int ipoib_stop(struct net_device *dev)
 	ipoib_down(priv);
 	netif_carrier_off(dev);
 	mutex_unlock(&priv->state_lock);
+	ipoib_too_big_flush(priv);
 	return 0;
 }
 

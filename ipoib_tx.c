@@ -13,6 +13,7 @@
  *   drops beyond it (ipoib_cm_tx.c), so a slow or stalled peer holds back
  *   only its own traffic.
  */
+#include <linux/netpoll.h>
 #include "ipoib.h"
 
 void ipoib_tx_drop(struct ipoib_dev *priv, struct sk_buff *skb,
@@ -219,8 +220,13 @@ void ipoib_tx_ud_reaped(struct ipoib_dev *priv)
 	    ipoib_tx_outstanding(&priv->tx) <= priv->tx.size / 2 &&
 	    test_bit(IPOIB_QP_READY, &priv->flags)) {
 		netif_wake_queue(priv->dev);
-		/* Nothing may come behind what waited: send it now. */
-		if (!skb_queue_empty_lockless(&priv->staged))
+		/*
+		 * Nothing may come behind what waited: send it now, unless
+		 * netpoll polls with interrupts off (the drain enables bottom
+		 * halves); the next send drains it first then.
+		 */
+		if (!skb_queue_empty_lockless(&priv->staged) &&
+		    !netpoll_tx_running(priv->dev))
 			ipoib_send_staged(priv, NULL);
 	}
 }

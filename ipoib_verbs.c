@@ -138,12 +138,9 @@ bool ipoib_find_pkey_index(struct ipoib_dev *priv)
 {
 	u16 index;
 
-	if (ib_find_pkey(priv->ca, priv->port, priv->pkey, &index)) {
-		clear_bit(IPOIB_PKEY_ASSIGNED, &priv->flags);
+	if (ib_find_pkey(priv->ca, priv->port, priv->pkey, &index))
 		return false;
-	}
 	priv->pkey_index = index;
-	set_bit(IPOIB_PKEY_ASSIGNED, &priv->flags);
 	return true;
 }
 

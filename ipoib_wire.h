@@ -259,9 +259,23 @@ static inline int ipoib_addr_cmp_noflags(const unsigned char *a,
 }
 
 /*
- * RFC 4755 section 6: the private data of every CM message that sets up a
- * connection (REQ, REP, REJ): {reserved:8, UD QPN:24}{receive MTU:32}, in
- * network order.
+ * Whether two LIDs name the same port.  A port whose LID Mask Control is
+ * lmc (0-7) answers to the 2^lmc LIDs from its base LID, which is aligned
+ * to 2^lmc: its packets may come from any of them, whichever LID the path
+ * it sends on names.
+ */
+static inline int ipoib_lid_same_port(unsigned int a, unsigned int b,
+				      unsigned int lmc)
+{
+	unsigned int path_bits = (1u << (lmc & 7)) - 1;
+
+	return (a & ~path_bits) == (b & ~path_bits);
+}
+
+/*
+ * RFC 4755 sections 3.2 and 6: the private data of every CM message that
+ * sets up a connection (REQ, REP, RTU, REJ): {reserved:8, UD QPN:24}
+ * {receive MTU:32}, in network order.
  */
 #define IPOIB_CM_PRIV_LEN	8
 #define IPOIB_CM_MIN_RX_MTU	(IPOIB_MIN_MTU + IPOIB_ENCAP_LEN)

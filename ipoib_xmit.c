@@ -9,6 +9,7 @@
  * crosses the qdisc once, and the UD ring's room is checked the one way.
  * Lock order: the transmit lock, then staged.lock.
  */
+#include <linux/netpoll.h>
 #include "ipoib.h"
 
 /* skb->data at the pseudo header; under the transmit lock. */
@@ -71,6 +72,11 @@ netdev_tx_t ipoib_start_xmit(struct sk_buff *skb, struct net_device *dev)
 {
 	struct ipoib_dev *priv = ipoib_priv(dev);
 
+	/* Interrupts off: netpoll's Ethernet frame (ipoib_netpoll.c). */
+	if (unlikely(netpoll_tx_running(dev))) {
+		ipoib_netpoll_xmit(priv, skb);
+		return NETDEV_TX_OK;
+	}
 	/* Packets that waited go first: they are older. */
 	if (unlikely(!skb_queue_empty_lockless(&priv->staged))) {
 		skb_queue_tail(&priv->staged, skb);

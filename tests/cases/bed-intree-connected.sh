@@ -30,5 +30,5 @@ sib_counters sib1 1
 rx=$(( $(sib_counter sib1 1 rx_bytes) - rx0 ))
 # One 60000-byte request per ping travels as one RC message.
 assert_ge "$rx" $((5 * 60000 + bytes)) "bytes sib1 port 1 received"
-assert_ge "$(sib_counter sib0 1 rnr_naks)" 0 "rnr naks"
+echo "RNR NAKs on sib0 port 1: $(sib_counter sib0 1 rnr_naks)"
 pass

@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Crossed REQs (RFC 4755 3.3).  The fabric holds CM MADs until both hosts
-# have sent their REQ, so each sends its REQ before the other's arrives.  Under cm_policy=rfc the smaller link address accepts, the
-# other rejects: exactly one connection and one QP on each side, traffic
-# both ways over it.  Under auto the same: both REQs go to the RFC
+# have sent their REQ, so each sends its REQ before the other's arrives.
+# Under cm_policy=rfc the smaller link address accepts, the other rejects:
+# exactly one connection and one QP on each side, over the RFC's service
+# ID (cm_service_id left as it is), traffic both ways over it.  Under auto the same: both REQs go to the RFC
 # service ID, so each learns the other is an RFC peer.  Under compatible,
 # each side keeps the connection it opened: two on each side.  Last, under
 # rfc again, the fabric holds only the REQs and lets the larger address's
@@ -110,6 +111,11 @@ run() {
 		assert_eq "$(( $(stat_of h1 "$a" cm_rejects_sent) + $(stat_of h2 "$b" cm_rejects_sent) ))" 1 \
 			"one REJ, from the larger address"
 		grep -q ' shared-' "$(cm_file "$a")" || fail "h1: the connection is not shared"
+	fi
+	if [ "$policy" = rfc ]; then
+		# cm_policy=rfc asks for the RFC's service ID unless cm_service_id says otherwise.
+		grep -q ' shared-rfc$' "$(cm_file "$a")" || fail "h1: cm_policy=rfc not over the RFC service ID"
+		grep -q ' shared-rfc$' "$(cm_file "$b")" || fail "h2: cm_policy=rfc not over the RFC service ID"
 	fi
 	if [ "$policy" = auto ]; then
 		assert_eq "$(stat_of h1 "$a" cm_rej_service_id)" 0 "h1: no REJ for the RFC service ID"

@@ -17,12 +17,23 @@
 # h1 reaches h2 over RC at the connection's MTU: 3000-byte DF pings pass,
 # and the fabric shows them on RC.  TCP runs both ways with each peer.
 #
+# Multicast rides UD in either mode and RFC 4391 sizes all of it by the
+# broadcast group: from h1 (connected) a 2044-byte multicast goes, a
+# bigger one is dropped and counted (for IPv6 with an ICMPv6 "packet too
+# big" naming 2044, as unicast gets; IPv4 sends no ICMP about multicast),
+# whether it would fit the 4096-byte port or not.  Before the fix the
+# 3000-byte ones crossed the 2048-byte group and the 5000-byte ones
+# vanished silently.  The in-tree driver, switched to connected mode, does
+# the same (the witness).
+#
 # timeout: 240
 set -eu
 # shellcheck source=SCRIPTDIR/../lib/common.sh
 . "$TESTS_LIB/common.sh"
 # shellcheck source=SCRIPTDIR/../lib/ib.sh
 . "$TESTS_LIB/ib.sh"
+
+stat_of() { ip netns exec "$1" ethtool -S "$2" | awk -v k="$3:" '$1 == k { print $2 }'; }
 
 fabric_up devices=3 ports=1 mtu=4096 group_mtu=2048
 alt_up
@@ -74,4 +85,43 @@ for peer in 2 3; do
 	assert_ge "$fwd" 100000 "TCP bytes h1 -> h$peer"
 	assert_ge "$back" 100000 "TCP bytes h$peer -> h1"
 done
+
+# mcast_held NS IFACE: from NS, multicast up to 2044 bytes reaches the
+# group's members; bigger is refused at NS, with "mtu=2044" for IPv6.
+mcast_held() {
+	local ns=$1 ifc=$2 size
+	assert on "$ns" ping -c 2 -i 0.2 -W 2 -M "do" -s 2016 -I "$ifc" -t 1 239.9.9.9
+	assert on "$ns" ping -6 -c 2 -i 0.2 -W 2 -M "do" -s 1996 "ff02::1%$ifc"
+	for size in 3000 5000; do
+		if on "$ns" ping -c 2 -i 0.2 -W 2 -M "do" -s "$size" -I "$ifc" -t 1 239.9.9.9 >/tmp/m4.log 2>&1; then
+			cat /tmp/m4.log
+			fail "a $((size + 28))-byte multicast crossed a 2048-byte group"
+		fi
+		tail -n 2 /tmp/m4.log
+		# A group h1 has not joined, so that nothing learnt before counts.
+		if on "$ns" ping -6 -c 2 -i 0.2 -W 2 -M "do" -s "$size" "ff02::1:$size%$ifc" >/tmp/m6.log 2>&1; then
+			cat /tmp/m6.log
+			fail "a $((size + 48))-byte IPv6 multicast got an answer"
+		fi
+		cat /tmp/m6.log
+		grep -Eq "mtu ?= ?2044" /tmp/m6.log ||
+			fail "no ICMPv6 \"packet too big\" naming 2044 for a $((size + 48))-byte multicast"
+	done
+}
+
+step "multicast from h1 (connected) is held to the group's MTU"
+on h3 sysctl -qw net.ipv4.icmp_echo_ignore_broadcasts=0
+on h3 ip addr add 239.9.9.9/32 dev "$c" autojoin
+wait_for 10 ip netns exec h1 ping -c 1 -W 1 -I "$a" -t 1 239.9.9.9 ||
+	fail "h3 never answered on 239.9.9.9"
+d0=$(stat_of h1 "$a" tx_drop_too_big)
+mcast_held h1 "$a"
+d1=$(stat_of h1 "$a" tx_drop_too_big)
+echo "h1 tx_drop_too_big: $d0 -> $d1"
+assert_ge "$((d1 - d0))" 4 "oversized multicast dropped and counted at h1"
+
+step "witness: the in-tree driver in connected mode does the same"
+ip -n h2 link set "$b" type ipoib mode connected
+ip -n h2 link set "$b" mtu 65520
+mcast_held h2 "$b"
 pass

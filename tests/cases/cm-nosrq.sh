@@ -2,10 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Connected mode on a fabric that offers no SRQ (sib srq=0): each
-# connection brings its own receive ring, and cm_max_conn_nosrq bounds how
-# many an interface takes.  h1 and h2 fill h1's two slots (compatible
-# policy: one connection each way); h3's request is then refused and h3
-# talks datagrams to h1, TCP sized by the ICMP the driver feeds it.
+# connection the peer sends on brings its own receive ring (64 buffers of
+# 64 KiB); a one-way connection we opened, which the peer never sends on,
+# brings none: the pages each host's receive buffers took for its two
+# connections with the other are one ring's worth, not two.  And
+# cm_max_conn_nosrq bounds how many connections an interface takes.  h1
+# and h2 fill h1's two slots (compatible policy: one connection each way);
+# h3's request is then refused and h3 talks datagrams to h1, TCP sized by
+# the ICMP the driver feeds it.
 #
 #   h1: sib0 10.10.0.1  ===RC===  h2: sib1 10.10.0.2
 #          \---UD (refused)---  h3: sib2 10.10.0.3
@@ -18,6 +22,8 @@ set -eu
 . "$TESTS_LIB/ib.sh"
 
 stat_of() { ip netns exec "$1" ethtool -S "$2" | awk -v k="$3:" '$1 == k { print $2 }'; }
+# shellcheck disable=SC2317 # called through wait_for
+both_up() { [ "$(stat_of h1 "$a" cm_connections)" = 2 ] && [ "$(stat_of h2 "$b" cm_connections)" = 2 ]; }
 
 fabric_up devices=3 ports=1 srq=0
 ours_up cm_max_conn_nosrq=2 cm_policy=compatible
@@ -34,6 +40,24 @@ ib_host h3 "$c" 10.10.0.3/24
 wait_carrier h1 "$a"
 wait_carrier h2 "$b"
 wait_carrier h3 "$c"
+
+step "receive rings only where the peer sends"
+# A buffer: a 512-byte head, then pages for the rest of 65524 bytes.
+ps=4096	# the VM is x86-64
+ring=$(( 64 * ((65524 - 512 + ps - 1) / ps) ))
+pa=$(stat_of h1 "$a" rx_pages_new)
+pb=$(stat_of h2 "$b" rx_pages_new)
+# Small pings: copied out of their buffers, they take no page.
+assert on h1 ping -c 2 -i 0.2 -W 3 10.10.0.2
+wait_for 15 both_up || fail "not two connections on each side"
+cat "/sys/kernel/debug/ib_ipoib/$a/cm"
+pa=$(( $(stat_of h1 "$a" rx_pages_new) - pa ))
+pb=$(( $(stat_of h2 "$b" rx_pages_new) - pb ))
+echo "pages the receive buffers took: h1 $pa, h2 $pb (a ring: $ring pages of $ps bytes)"
+for p in "$pa" "$pb"; do
+	assert_ge "$p" "$ring" "pages for the ring of the connection the peer opened"
+	assert_ge $(( ring * 3 / 2 )) "$p" "pages for two connections, one of them ours and one-way"
+done
 
 step "h1 <-> h2 over RC with per-QP receive rings"
 assert on h1 ping -c 3 -i 0.2 -W 3 -s 60000 10.10.0.2

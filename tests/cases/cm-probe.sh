@@ -11,11 +11,18 @@
 # unloads in the middle of a probe).  Then Debian's ib_ipoib: a good REQ to 0x1000000000000000 | UD QPN gets a
 # REP carrying its UD QPN; other service IDs get REJ 8 (invalid service
 # ID).  Then ours: malformed private data, a receive MTU below 1284, or UC
-# while UC is off, gets a REJ carrying our UD QPN, a wrong service ID REJ 8, a good REQ a REP on
-# both service ID forms; nothing is left behind, and the interfaces still
-# ping afterwards.
+# while UC is off, gets a REJ carrying our UD QPN and the IBA reason that
+# fits (Unsupported, Invalid MTU, Invalid Transport Type: never Consumer
+# Reject, which RFC 4755 3.3 keeps for crossed REQs), a wrong service ID
+# REJ 8, a good REQ a REP on both service ID forms; nothing is left
+# behind, and the interfaces still ping afterwards.  A REQ we answered
+# whose RTU never comes, when the interface goes down, gets a REJ of ours
+# (No Resources, our UD QPN), not the CM's bare Consumer Reject; and our
+# RTU carries our UD QPN too (RFC 4755 3.2), seen by a listen of the
+# probe's that h1 connects to.  (The in-tree driver's answers to the same
+# are shown, not asserted: it sends the CM's.)
 #
-# timeout: 120
+# timeout: 150
 set -eu
 # shellcheck source=SCRIPTDIR/../lib/common.sh
 . "$TESTS_LIB/common.sh"
@@ -44,6 +51,34 @@ verbs_are() { [ "$(verbs "$1")" = "$2" ]; }
 
 # field KEY: a value of the last probe's outcome.
 field() { awk -v k="$1" '$1 == k { print $2 }' <<<"$out"; }
+
+qps() { awk '$1 == "qps" { print $2 }' "$SIB/$1/resources"; }
+# shellcheck disable=SC2317 # called by wait_for
+qps_above() { [ "$(qps "$1")" -gt "$2" ]; }
+
+# half_made NS IFACE PROBE_ARGS: a REQ whose REP gets no RTU, and the
+# interface (on sib1) goes down once it has made the connection's QP;
+# $out holds how the probe saw it end, and reason and pd what the
+# target's REJ said: to the REQ, had the accept not finished, or after
+# the REP.
+half_made() {
+	local pid q
+	echo "probe (no RTU, then $2 down): $3"
+	q=$(qps sib1)
+	echo "$3 rtu=no" >"$PROBE" &
+	pid=$!
+	wait_for 10 qps_above sib1 "$q" || fail "$2 made no QP for the REQ"
+	ip -n "$1" link set "$2" down
+	wait "$pid"
+	out=$(cat "$PROBE")
+	while IFS= read -r line; do echo "   | $line"; done <<<"$out"
+	case $(field outcome) in
+	rep) reason=$(field teardown_reason) pd=$(field teardown_pdata) ;;
+	*) reason=$(field reason) pd=$(field pdata) ;;
+	esac
+	ip -n "$1" link set "$2" up
+	wait_carrier "$1" "$2"
+}
 
 # ud_qpn NS IFACE: the UD QPN in an interface's link address (octets 2-4).
 ud_qpn() {
@@ -148,6 +183,9 @@ assert on h1 ping -c 2 -W 3 10.3.0.2
 # before that makes it destroy CQs still in use (it warns).
 wait_for 20 verbs_are sib1 "$idle1" ||
 	fail "sib1 verbs objects 20 s after the in-tree DREPs: $(verbs sib1), not $idle1"
+# Its end of a half-made connection when it goes down, for comparison.
+half_made h2 "$b" "$to qpn=0x$qpn"
+echo "in-tree: REJ reason ${reason:-none}, private data ${pd:-none}"
 # Its connections (ours from the pings too) are destroyed by work items
 # it does not wait for on unload: a QP still on its CQ then makes the CQ's
 # destroy fail and warn.  Links down first, and wait for the QPs to go.
@@ -163,7 +201,7 @@ ip netns del h2
 
 step "our ib_ipoib in connected mode"
 ours_up
-hosts ib_ipoib 4 || skip "our ib_ipoib has no connected mode yet (the in-tree part passed)"
+hosts ib_ipoib 4 || fail "our ib_ipoib cannot switch to connected mode"
 to="dev=sib0 port=1 dgid=$dgid qpn=0x$qpn"
 idle=$(verbs sib0)
 idle1=$(verbs sib1)
@@ -171,8 +209,8 @@ idle1=$(verbs sib1)
 for kind in short zero-qpn none; do
 	probe "$to pdata=$kind"
 	assert_eq "$(field outcome)" rej "REQ with private data '$kind'"
-	# Our driver answers every REQ it refuses with Consumer Reject.
-	assert_eq "$(field reason)" 28 "REJ reason for private data '$kind'"
+	# Unsupported request: Consumer Reject would say "crossed REQs".
+	assert_eq "$(field reason)" 5 "REJ reason for private data '$kind'"
 	# RFC 4755 section 6: a REJ carries the sender's UD QPN too.
 	assert_eq "$(field pdata | cut -c1-8)" "00$qpn" "UD QPN in our REJ"
 done
@@ -182,7 +220,7 @@ done
 rej0=$(ip netns exec h2 ethtool -S "$b" | awk '$1 == "cm_rej_small_mtu:" { print $2 }')
 probe "$to mtu=1000"
 assert_eq "$(field outcome)" rej "REQ naming receive MTU 1000"
-assert_eq "$(field reason)" 28 "REJ reason for receive MTU 1000"
+assert_eq "$(field reason)" 26 "REJ reason (Invalid MTU) for receive MTU 1000"
 assert_eq "$(field pdata | cut -c1-8)" "00$qpn" "UD QPN in our REJ"
 dmesg | grep -q "receive MTU below 1284" ||
 	fail "no kernel line says why the small-MTU REQ was refused"
@@ -194,7 +232,7 @@ assert_eq "$(field outcome)" rep "REQ naming receive MTU 1284, the smallest usab
 # UC only when configured (cm_uc, off by default).
 probe "$to qp=uc"
 assert_eq "$(field outcome)" rej "UC REQ while our driver has UC off"
-assert_eq "$(field reason)" 28 "REJ reason for UC"
+assert_eq "$(field reason)" 9 "REJ reason (Invalid Transport Type) for UC"
 
 # A rejected REQ leaves nothing behind on either side.
 wait_for 10 verbs_are sib1 "$idle1" ||
@@ -214,6 +252,37 @@ done
 assert_eq "$(verbs sib0)" "$idle" "sib0 verbs objects after the probes"
 wait_for 20 verbs_are sib1 "$idle1" ||
 	fail "sib1 verbs objects 20 s after the DREQs: $(verbs sib1), not $idle1"
+
+step "ours: a half-made connection when the interface goes down"
+half_made h2 "$b" "$to pdata=good"
+[ "$(field outcome)" = rej ] || assert_eq "$(field teardown)" rej "how our half-made connection ended"
+# No Resources: ours going down is no crossing (Consumer Reject).
+assert_eq "$reason" 3 "REJ reason when going down"
+assert_eq "${pd:0:8}" "00$qpn" "UD QPN in that REJ"
+wait_for 20 verbs_are sib1 "$idle1" ||
+	fail "sib1 verbs objects after the half-made connection: $(verbs sib1), not $idle1"
+
+step "ours: our RTU names our UD QPN"
+# A made-up neighbour of h1's whose service IDs a probe listen holds,
+# answering with a REP h1 takes (receive MTU 2^32-1 reads as no limit).
+fake=0xf00123
+for form in 0x1000000000000000 0x0100000000000000; do
+	echo "listen dev=sib1 sid=$(printf '%x' $((form | fake))) answer=rep-mtu-max" >"$PROBE"
+done
+a_qpn=$(ud_qpn h1 "$a")
+ip -n h1 neigh replace 10.4.0.99 nud permanent dev "$a" \
+	lladdr "$(printf '80:%02x:%02x:%02x:' $((fake >> 16)) $((fake >> 8 & 255)) $((fake & 255)))$(sed 's/../&:/g; s/:$//' <<<"${dgid//:/}")"
+# shellcheck disable=SC2317 # called by wait_for
+rtu_seen() { grep -q '^rtu_pdata ' "$PROBE"; }
+ip netns exec h1 ping -c 1 -W 1 10.4.0.99 >/dev/null 2>&1 || true
+wait_for 20 rtu_seen || { cat "$PROBE"; fail "no RTU came to the listen"; }
+grep -E '^(listens|rtu_pdata) ' "$PROBE"
+assert_eq "$(awk '$1 == "rtu_pdata" { print substr($2, 1, 8) }' "$PROBE")" "00$a_qpn" \
+	"UD QPN in h1's RTU"
+for form in 0x1000000000000000 0x0100000000000000; do
+	echo "unlisten sid=$(printf '%x' $((form | fake)))" >"$PROBE"
+done
+ip -n h1 neigh del 10.4.0.99 dev "$a"
 
 step "our interfaces still carry traffic"
 assert on h1 ping -c 2 -W 3 10.4.0.2

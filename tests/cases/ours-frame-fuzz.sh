@@ -29,8 +29,11 @@ N=$(soak_knob frames $((3000 * SOAK_SCALE)))
 
 stat_of() { ip netns exec "$1" ethtool -S "$2" | awk -v k="$3:" '$1 == k { print $2 }'; }
 ifstat() { ip netns exec "$1" cat "/sys/class/net/$2/statistics/$3"; }
-# What h2's driver took from its QP: passed up or dropped (and why).
-h2_in() { echo $(($(ifstat h2 "$b" rx_packets) + $(ifstat h2 "$b" rx_dropped) + $(stat_of h2 "$b" rx_drop_own_mcast))); }
+# What h2's driver took from its QP: passed up or dropped (and why), each
+# frame once.  The driver's own rx_dropped (ethtool), not the interface's:
+# that one adds what the stack dropped after the driver passed it up (an
+# unknown EtherType), which rx_packets already counts.
+h2_in() { echo $(($(ifstat h2 "$b" rx_packets) + $(stat_of h2 "$b" rx_dropped) + $(stat_of h2 "$b" rx_drop_own_mcast))); }
 fabric_lost() { sib_counter sib1 1 drop_no_buffer; }
 # shellcheck disable=SC2317 # called through wait_for
 all_in() { [ $(($(h2_in) - in0 + $(fabric_lost) - lost0)) -ge "$want" ]; }

@@ -71,7 +71,7 @@ assert_eq "$(cat $P/debug_level)" 1 "debug_level"
 assert_eq "$(cat $P/mcast_debug_level)" 0 "mcast_debug_level (default)"
 if echo "$params" | grep -qx cm_policy; then
 	assert_eq "$(cat $P/cm_policy)" auto "cm_policy (default)"
-	assert_eq "$(cat $P/cm_service_id)" linux "cm_service_id (default)"
+	assert_eq "$(cat $P/cm_service_id)" policy "cm_service_id (default: by the policy)"
 fi
 two_hosts ib_ipoib 10.50.0
 on h1 ethtool -g "$a"

@@ -47,6 +47,7 @@ struct cmprobe_req {
 	u32 len;		/* pdata=random: how many bytes */
 	u64 seed;		/* pdata=random: what they are */
 	u16 pkey;		/* the path's P_Key */
+	bool no_rtu;		/* after a REP: no RTU, wait for the peer */
 	struct sockaddr_storage src, dst;	/* pdata=cma: IPv4 or IPv6 */
 };
 
@@ -65,6 +66,9 @@ struct cmprobe_result {
 	u8 ari[IB_CM_REJ_ARI_LENGTH];
 	unsigned int ari_len;
 	const char *teardown;	/* after a REP: how the connection ended */
+	int teardown_reason;	/* ... by the peer's REJ: its reason */
+	u8 teardown_pdata[CMPROBE_PDATA_MAX];	/* and private data */
+	unsigned int teardown_pdata_len;
 };
 
 struct seq_file;

@@ -3,8 +3,9 @@
  * One probe: resolve a path through the SA, make an RC (or UC) QP, send a
  * REQ and wait for REP, REJ or the CM's timeout.  A REP is followed through
  * as an initiator would (QP to RTS, RTU), then the connection is ended with
- * DREQ, so the peer sees a whole, clean connection.  Everything the probe
- * made is freed before it returns.
+ * DREQ, so the peer sees a whole, clean connection; or (rtu=no) left half
+ * made, to see how the peer ends it.  Everything the probe made is freed
+ * before it returns.
  */
 #include <linux/bits.h>
 #include <linux/jiffies.h>
@@ -172,8 +173,19 @@ static int cmprobe_handler(struct ib_cm_id *id, const struct ib_cm_event *ev)
 		cmprobe_keep(res, ev->private_data, IB_CM_REP_PRIVATE_DATA_SIZE);
 		break;
 	case IB_CM_REJ_RECEIVED:
-		if (!first)
+		if (!first) {
+			/* The peer ends what our REP answer started. */
+			res->teardown_reason = ev->param.rej_rcvd.reason;
+			if (ev->private_data) {
+				res->teardown_pdata_len =
+					min_t(unsigned int,
+					      IB_CM_REJ_PRIVATE_DATA_SIZE,
+					      sizeof(res->teardown_pdata));
+				memcpy(res->teardown_pdata, ev->private_data,
+				       res->teardown_pdata_len);
+			}
 			break;
+		}
 		res->reason = ev->param.rej_rcvd.reason;
 		res->ari_len = min_t(unsigned int, ev->param.rej_rcvd.ari_length,
 				     sizeof(res->ari));
@@ -301,6 +313,19 @@ static u8 cmprobe_pdata(const struct cmprobe_req *req, u32 lqpn, __be32 *w)
 	}
 }
 
+/* rtu=no: the connection stays half made until the peer ends it. */
+static void cmprobe_wait_peer(struct cmprobe_ctx *ctx)
+{
+	struct cmprobe_result *res = ctx->res;
+
+	if (!cmprobe_wait_for(ctx, EV_GONE, CMPROBE_DREP_WAIT)) {
+		res->teardown = "device-removed";
+		return;
+	}
+	res->teardown = cmprobe_seen(ctx, EV(REJ_RECEIVED)) ? "rej" :
+			cmprobe_seen(ctx, EV_GONE) ? "other" : "none";
+}
+
 /* After a REP: complete the connection as an initiator, then end it. */
 static void cmprobe_connect_and_end(struct cmprobe_ctx *ctx,
 				    struct ib_cm_id *id, struct ib_qp *qp)
@@ -389,7 +414,10 @@ static void cmprobe_exchange(struct cmprobe_ctx *ctx, struct ib_cm_id *id,
 	seen = cmprobe_seen(ctx, EV_ANSWER);
 	if (seen & EV(REP_RECEIVED)) {
 		res->outcome = CMPROBE_REP;
-		cmprobe_connect_and_end(ctx, id, qp);
+		if (req->no_rtu)
+			cmprobe_wait_peer(ctx);
+		else
+			cmprobe_connect_and_end(ctx, id, qp);
 	} else if (seen & EV(REJ_RECEIVED)) {
 		res->outcome = CMPROBE_REJ;
 	} else {

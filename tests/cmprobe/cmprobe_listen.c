@@ -68,6 +68,10 @@ static LIST_HEAD(cmprobe_children);
 
 /* What the listens saw, for the read of the control file. */
 static atomic_t n_reqs, n_reps, n_rejs, n_peer_rejs, n_taken, n_unanswered;
+/* The start of the private data of the last RTU that came. */
+static DEFINE_SPINLOCK(rtu_lock);
+static u8 rtu_pdata[8];
+static bool rtu_seen;
 static DEFINE_SPINLOCK(rnd_lock);
 static struct rnd_state rnd;
 
@@ -128,6 +132,13 @@ static int child_handler(struct ib_cm_id *id, const struct ib_cm_event *ev)
 		atomic_inc(&n_peer_rejs);
 		break;
 	case IB_CM_RTU_RECEIVED:
+		spin_lock(&rtu_lock);
+		memset(rtu_pdata, 0, sizeof(rtu_pdata));
+		if (ev->private_data)
+			memcpy(rtu_pdata, ev->private_data, sizeof(rtu_pdata));
+		rtu_seen = true;
+		spin_unlock(&rtu_lock);
+		fallthrough;
 	case IB_CM_USER_ESTABLISHED:
 	case IB_CM_DREQ_RECEIVED:
 		/*
@@ -345,6 +356,7 @@ restart:
 void cmprobe_show_listens(struct seq_file *s)
 {
 	const struct cmprobe_listen *l;
+	u8 pd[sizeof(rtu_pdata)];
 	bool held;
 
 	mutex_lock(&cmprobe_listen_mutex);
@@ -360,4 +372,10 @@ void cmprobe_show_listens(struct seq_file *s)
 		   atomic_read(&n_reqs), atomic_read(&n_reps),
 		   atomic_read(&n_rejs), atomic_read(&n_peer_rejs),
 		   atomic_read(&n_taken), atomic_read(&n_unanswered));
+	spin_lock(&rtu_lock);
+	held = rtu_seen;
+	memcpy(pd, rtu_pdata, sizeof(pd));
+	spin_unlock(&rtu_lock);
+	if (held)
+		seq_printf(s, "rtu_pdata %*phN\n", (int)sizeof(pd), pd);
 }

@@ -21,13 +21,16 @@
  *   lqpn=N       the UD QPN our private data names (our QP's number)
  *   mtu=N        the receive MTU it names (65524)
  *   qp=rc|uc     the connection's transport (rc)
+ *   rtu=no       after a REP, send no RTU: wait (10 s at most) for how the
+ *                peer ends the half-made connection
  *
  * A read shows the last probe's request and outcome, one "key value" a
  * line: outcome rep|rej|timeout|error, then reason (REJ), remote_qpn
  * (REP), pdata (the answer's private data in hex, trailing zero words
  * left out, "-" when all zero), ari, teardown (how a REP'd connection
- * ended: drep, peer-dreq, dreq-timeout, rej, rej-sent, none), stage and
- * errno (what went wrong locally).
+ * ended: drep, peer-dreq, dreq-timeout, rej, rej-sent, none; after a REJ
+ * of the peer's, teardown_reason and teardown_pdata), stage and errno
+ * (what went wrong locally).
  *
  *   echo "listen dev=sib1 sid=1000000000000048 [answer=KIND] [seed=N]" >probe
  *   echo "unlisten sid=1000000000000048" >probe
@@ -42,7 +45,8 @@
  * held and, once a listen was held, a "listens reqs=N reps=N rejs=N
  * peer_rejs=N taken=N unanswered=N" line: REQs answered, REPs and REJs
  * sent, and how the REP'd ones ended (taken: an RTU, first data or a DREQ
- * came back).
+ * came back); once an RTU came, "rtu_pdata HEX": the private data of the
+ * last one.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -149,6 +153,12 @@ static int parse_pair(struct cmprobe_req *req, char *key, char *val,
 	if (!strcmp(key, "pkey")) {
 		if (kstrtou16(val, 16, &req->pkey))
 			goto bad;
+		return 0;
+	}
+	if (!strcmp(key, "rtu")) {
+		if (strcmp(val, "no"))
+			goto bad;
+		req->no_rtu = true;
 		return 0;
 	}
 	if (!strcmp(key, "qp")) {
@@ -324,10 +334,11 @@ static int probe_show(struct seq_file *s, void *unused)
 		seq_puts(s, "outcome none\n");
 		goto out;
 	}
-	seq_printf(s, "request dev=%s port=%u dgid=%pI6 dlid=%u sid=0x%016llx pkey=0x%04x qp=%s pdata=%s lqpn=0x%x mtu=%u\n",
+	seq_printf(s, "request dev=%s port=%u dgid=%pI6 dlid=%u sid=0x%016llx pkey=0x%04x qp=%s pdata=%s lqpn=0x%x mtu=%u%s\n",
 		   req->dev, req->port, req->dgid.raw, req->dlid, req->sid,
 		   req->pkey, req->qp_type == IB_QPT_UC ? "uc" : "rc",
-		   pdata_names[req->pdata], res->lqpn, req->mtu);
+		   pdata_names[req->pdata], res->lqpn, req->mtu,
+		   req->no_rtu ? " rtu=no" : "");
 	if (req->pdata == CMPROBE_PDATA_CMA)
 		seq_printf(s, "cma src=%pISc dst=%pISc\n", &req->src, &req->dst);
 	if (req->pdata == CMPROBE_PDATA_RANDOM)
@@ -345,6 +356,12 @@ static int probe_show(struct seq_file *s, void *unused)
 		show_hex(s, "pdata", res->pdata, res->pdata_len);
 	if (res->teardown)
 		seq_printf(s, "teardown %s\n", res->teardown);
+	if (res->teardown_reason) {
+		seq_printf(s, "teardown_reason %d (%s)\n", res->teardown_reason,
+			   ibcm_reject_msg(res->teardown_reason));
+		show_hex(s, "teardown_pdata", res->teardown_pdata,
+			 res->teardown_pdata_len);
+	}
 	if (res->stage)
 		seq_printf(s, "stage %s\nerrno %d\n", res->stage, res->err);
 out:

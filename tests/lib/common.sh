@@ -123,6 +123,15 @@ iface_of_port() {
 	echo "$found"
 }
 
+# snmp_stat NS PROTO FIELD: a counter of NS's /proc/net/snmp, by name,
+# e.g. snmp_stat h1 Icmp InEchoReps.
+snmp_stat() {
+	# shellcheck disable=SC2016 # awk's fields, not the shell's
+	ip netns exec "$1" awk -v p="$2:" -v f="$3" '
+		$1 == p && !n { for (i = 2; i <= NF; i++) col[$i] = i; n = 1; next }
+		$1 == p { print $col[f] }' /proc/net/snmp
+}
+
 # netdev_stat IFACE COUNTER [NS]: print a counter of
 # /sys/class/net/IFACE/statistics/, e.g. rx_bytes.
 netdev_stat() {

@@ -534,7 +534,9 @@ struct sib_fabric {
 	u32 mad_drop_every;		/* drop every Nth MAD, 0 = none */
 	u32 ud_drop_every;		/* drop every Nth UD data packet */
 	u32 rc_drop_every;		/* lose every Nth RC/UC message */
+	u32 rtr_delay_ms;		/* RC/UC QPs sleep this long into RTR */
 	atomic_t mad_seq, ud_seq, rc_seq;
+	atomic_t fail_qkey_set;		/* Q_Key changes left to refuse */
 };
 
 extern struct sib_fabric sib_fabric;
@@ -867,5 +869,9 @@ int sib_debugfs_init(void);
 void sib_debugfs_exit(void);
 void sib_debugfs_add_device(struct sib_dev *sdev);
 void sib_debugfs_remove_device(struct sib_dev *sdev);
+
+/* SR-IOV VFs' GUIDs and link state, as a PF manages them (sib_vf.c). */
+void sib_vf_init(struct sib_dev *sdev);
+void sib_vf_debugfs(struct sib_dev *sdev, struct dentry *dir);
 
 #endif /* SIB_H */

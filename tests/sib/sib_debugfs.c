@@ -4,6 +4,14 @@
  *
  *   mad_delay_ms, mad_drop_every,      fault injection for the whole fabric
  *   ud_drop_every, rc_drop_every
+ *   fail_qkey_set                      write N: the next N modify_qp calls
+ *                                      that change a QP's Q_Key alone (as
+ *                                      IPoIB does for the broadcast group)
+ *                                      fail with -EIO; read: how many left
+ *   rtr_delay_ms                       an RC or UC QP's move to RTR sleeps
+ *                                      that long first: a connection's set-up
+ *                                      takes long enough for a race with its
+ *                                      teardown to be hit
  *   cm_hold                            write 1: CM MADs wait; req: REQs
  *                                      only; 0: they go on; read: how many
  *                                      wait
@@ -13,6 +21,7 @@
  *                                      (sm=builtin)
  *   sa_groups                          the SA's multicast groups and members
  *   ports                              one line per port
+ *   sibN/vfs                           each port's SR-IOV VFs (sib_vf.c)
  *   sibN/portP/state                   ACTIVE, ARMED, INIT or DOWN; write up
  *                                      or down (sm=external: the link, the
  *                                      SM brings the port up from INIT)
@@ -505,6 +514,9 @@ int sib_debugfs_init(void)
 			   &sib_fabric.ud_drop_every);
 	debugfs_create_u32("rc_drop_every", 0644, root,
 			   &sib_fabric.rc_drop_every);
+	debugfs_create_atomic_t("fail_qkey_set", 0644, root,
+				&sib_fabric.fail_qkey_set);
+	debugfs_create_u32("rtr_delay_ms", 0644, root, &sib_fabric.rtr_delay_ms);
 	debugfs_create_file("cm_hold", 0644, root, NULL, &cm_hold_fops);
 	debugfs_create_file("cm_release", 0200, root, NULL, &cm_release_fops);
 	debugfs_create_file("group_mtu", 0644, root, NULL, &group_mtu_fops);
@@ -529,6 +541,7 @@ void sib_debugfs_add_device(struct sib_dev *sdev)
 	sdev->debugfs = dir;
 	debugfs_create_file("resources", 0444, dir, sdev, &resources_fops);
 	debugfs_create_file("cq_events", 0444, dir, sdev, &cq_events_fops);
+	sib_vf_debugfs(sdev, dir);
 	for (p = 1; p <= sdev->nports; p++) {
 		struct sib_port *port = sib_port(sdev, p);
 		struct dentry *pd;

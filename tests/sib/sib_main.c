@@ -190,6 +190,7 @@ static struct sib_dev *create_device(u32 index)
 	snprintf(sdev->ibdev.node_desc, sizeof(sdev->ibdev.node_desc),
 		 "sib software HCA %u", index);
 	ib_set_device_ops(&sdev->ibdev, &sib_dev_ops);
+	sib_vf_init(sdev);
 
 	ret = ib_register_device(&sdev->ibdev, "sib%d", NULL);
 	if (ret) {

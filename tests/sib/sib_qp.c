@@ -3,6 +3,7 @@
  * Queue pairs: creation, the IBA state machine, the error flush, and
  * destruction.  Work queues are rings of fixed-size entries.
  */
+#include <linux/delay.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <rdma/ib_mad.h>
@@ -341,11 +342,21 @@ int sib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		  struct ib_udata *udata)
 {
 	struct sib_qp *qp = to_sqp(ibqp);
-	enum ib_qp_state cur = READ_ONCE(qp->state), next;
+	enum ib_qp_state cur, next;
 	int ret;
 
 	if (udata)
 		return -EOPNOTSUPP;
+	/* Fault injection (debugfs fail_qkey_set): a Q_Key change alone. */
+	if (mask == IB_QP_QKEY &&
+	    atomic_add_unless(&sib_fabric.fail_qkey_set, -1, 0))
+		return -EIO;
+	/* Fault injection: modify_qp may sleep, as on a real HCA. */
+	if ((mask & IB_QP_STATE) && attr->qp_state == IB_QPS_RTR &&
+	    (qp->type == IB_QPT_RC || qp->type == IB_QPT_UC) &&
+	    READ_ONCE(sib_fabric.rtr_delay_ms))
+		msleep(READ_ONCE(sib_fabric.rtr_delay_ms));
+	cur = READ_ONCE(qp->state);
 	if ((mask & IB_QP_CUR_STATE) && attr->cur_qp_state != cur &&
 	    !(cur == IB_QPS_SQE && attr->cur_qp_state == IB_QPS_RTS))
 		return -EINVAL;

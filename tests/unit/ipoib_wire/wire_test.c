@@ -9,19 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "../../../ipoib_wire.h"
+#include "../unit.h"
 
-static unsigned int passed, failed;
-
-#define CHECK(cond, ...) do {					\
-	if (cond) {						\
-		passed++;					\
-	} else {						\
-		failed++;					\
-		printf("FAIL %s:%d: ", __func__, __LINE__);	\
-		printf(__VA_ARGS__);				\
-		printf("\n");					\
-	}							\
-} while (0)
 
 /* "ff12:401b:ffff::ffff:ffff" style text to 16 bytes; aborts on typos. */
 static void gid_parse(unsigned char *out, const char *text)
@@ -312,20 +301,42 @@ static void test_service_id(void)
 	      "only 24 bits of QPN");
 }
 
+/*
+ * A port with LMC n answers to 2^n consecutive LIDs from a base aligned
+ * to 2^n: a peer's packets may come from any of them, whichever its path
+ * to us names, while our path to it names another.
+ */
+static void test_lid_same_port(void)
+{
+	unsigned int lid;
+
+	CHECK(ipoib_lid_same_port(0x12, 0x12, 0), "LMC 0: the LID itself");
+	CHECK(!ipoib_lid_same_port(0x12, 0x13, 0), "LMC 0: 0x13 is another port");
+	CHECK(ipoib_lid_same_port(0x12, 0x13, 1), "LMC 1: 0x12 and 0x13 are one port");
+	CHECK(!ipoib_lid_same_port(0x13, 0x14, 1), "LMC 1: 0x14 starts the next port");
+	for (lid = 0x14; lid <= 0x17; lid++)
+		CHECK(ipoib_lid_same_port(0x14, lid, 2), "LMC 2: 0x%x is base 0x14", lid);
+	CHECK(!ipoib_lid_same_port(0x14, 0x13, 2), "LMC 2: 0x13 is below base 0x14");
+	CHECK(!ipoib_lid_same_port(0x14, 0x18, 2), "LMC 2: 0x18 is the next base");
+	CHECK(ipoib_lid_same_port(0x80, 0xff, 7), "LMC 7: 0x80-0xff are one port");
+	CHECK(!ipoib_lid_same_port(0x80, 0x100, 7), "LMC 7: 0x100 is the next base");
+	CHECK(ipoib_lid_same_port(0xbfff, 0xbf80, 7), "LMC 7 at the top of the unicast range");
+}
+
 int main(void)
 {
-	test_addr_layout();
-	test_broadcast();
-	test_mgid_v4();
-	test_mgid_v6();
-	test_mcast_addr_ok();
-	test_sendable();
-	test_arp();
-	test_pkeys();
-	test_mtu();
-	test_crossing();
-	test_cm_priv();
-	test_service_id();
-	printf("%u passed, %u failed\n", passed, failed);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	RUN(test_addr_layout);
+	RUN(test_broadcast);
+	RUN(test_mgid_v4);
+	RUN(test_mgid_v6);
+	RUN(test_mcast_addr_ok);
+	RUN(test_sendable);
+	RUN(test_arp);
+	RUN(test_pkeys);
+	RUN(test_mtu);
+	RUN(test_crossing);
+	RUN(test_cm_priv);
+	RUN(test_service_id);
+	RUN(test_lid_same_port);
+	return unit_report();
 }

@@ -8,19 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "../../sib/sib_sa_wire.h"
+#include "../unit.h"
 
-static unsigned int passed, failed;
-
-#define CHECK(cond, ...) do {					\
-	if (cond) {						\
-		passed++;					\
-	} else {						\
-		failed++;					\
-		printf("FAIL %s:%d: ", __func__, __LINE__);	\
-		printf(__VA_ARGS__);				\
-		printf("\n");					\
-	}							\
-} while (0)
 
 /* Fields by IBA bit offset; "bytes" fields are compared as byte strings. */
 struct field {
@@ -319,12 +308,11 @@ static void test_ipoib_mgid(void)
 
 int main(void)
 {
-	test_path();
-	test_mcm();
-	test_mcm_single_fields();
-	test_path_single_fields();
-	test_selectors();
-	test_ipoib_mgid();
-	printf("%u passed, %u failed\n", passed, failed);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	RUN(test_path);
+	RUN(test_mcm);
+	RUN(test_mcm_single_fields);
+	RUN(test_path_single_fields);
+	RUN(test_selectors);
+	RUN(test_ipoib_mgid);
+	return unit_report();
 }
