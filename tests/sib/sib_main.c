@@ -293,6 +293,8 @@ err_wq:
 
 static void __exit sib_exit(void)
 {
+	/* A connection's set-up still held would stall the unregister. */
+	sib_qp_rtr_hold(false);
 	destroy_all();
 	sib_switch_exit();
 	sib_fabric_drop_held();
