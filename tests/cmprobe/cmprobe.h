@@ -49,7 +49,15 @@ struct cmprobe_req {
 	u16 pkey;		/* the path's P_Key */
 	bool no_rtu;		/* after a REP: no RTU, wait for the peer */
 	struct sockaddr_storage src, dst;	/* pdata=cma: IPv4 or IPv6 */
+	u32 cm_timeout;		/* the REQ's response timeout: 4.096 us << N */
 };
+
+/*
+ * The REQ's response timeout, 4.096 us << N: 18 (about 1 s) unless told;
+ * at most 21, so that its three tries (25 s) fit the wait for an answer.
+ */
+#define CMPROBE_CM_TIMEOUT	18
+#define CMPROBE_CM_TIMEOUT_MAX	21
 
 /* The larger of the REP and REJ private data fields. */
 #define CMPROBE_PDATA_MAX	IB_CM_REP_PRIVATE_DATA_SIZE

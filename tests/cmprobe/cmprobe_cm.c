@@ -19,8 +19,7 @@
 #include "cmprobe.h"
 
 #define CMPROBE_SA_TIMEOUT_MS	2000
-/* The CM resends the REQ; these bound the whole exchange to a few seconds. */
-#define CMPROBE_CM_TIMEOUT	18	/* 4.096 us * 2^18: about 1 s */
+/* The CM sends the REQ three times, each waiting as cm_timeout= says. */
 #define CMPROBE_CM_RETRIES	2
 #define CMPROBE_PACKET_LIFE	14	/* of a hand-made path: about 67 ms */
 #define CMPROBE_ANSWER_WAIT	(30 * HZ)
@@ -394,8 +393,8 @@ static void cmprobe_exchange(struct cmprobe_ctx *ctx, struct ib_cm_id *id,
 	param.private_data = param.private_data_len ? pdata : NULL;
 	param.responder_resources = req->qp_type == IB_QPT_RC ? 1 : 0;
 	param.initiator_depth = param.responder_resources;
-	param.remote_cm_response_timeout = CMPROBE_CM_TIMEOUT;
-	param.local_cm_response_timeout = CMPROBE_CM_TIMEOUT;
+	param.remote_cm_response_timeout = req->cm_timeout;
+	param.local_cm_response_timeout = req->cm_timeout;
 	param.max_cm_retries = CMPROBE_CM_RETRIES;
 
 	ret = ib_send_cm_req(id, &param);

@@ -23,6 +23,8 @@
  *   qp=rc|uc     the connection's transport (rc)
  *   rtu=no       after a REP, send no RTU: wait (10 s at most) for how the
  *                peer ends the half-made connection
+ *   cm_timeout=N the REQ's response timeout, 4.096 us << N, up to 21
+ *                (18: about 1 s; the CM tries three times)
  *
  * A read shows the last probe's request and outcome, one "key value" a
  * line: outcome rep|rej|timeout|error, then reason (REJ), remote_qpn
@@ -161,6 +163,9 @@ static int parse_pair(struct cmprobe_req *req, char *key, char *val,
 		req->no_rtu = true;
 		return 0;
 	}
+	if (!strcmp(key, "cm_timeout"))
+		return parse_u32(key, val, CMPROBE_CM_TIMEOUT_MAX,
+				 &req->cm_timeout);
 	if (!strcmp(key, "qp")) {
 		if (!strcmp(val, "rc"))
 			req->qp_type = IB_QPT_RC;
@@ -191,6 +196,7 @@ static int parse_request(char *cmd, struct cmprobe_req *req)
 	req->mtu = CMPROBE_DEFAULT_MTU;
 	req->len = IB_CM_REQ_PRIVATE_DATA_SIZE;
 	req->pkey = 0xffff;
+	req->cm_timeout = CMPROBE_CM_TIMEOUT;
 
 	while ((tok = strsep(&cmd, " \t\n"))) {
 		if (!*tok)

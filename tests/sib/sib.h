@@ -534,7 +534,6 @@ struct sib_fabric {
 	u32 mad_drop_every;		/* drop every Nth MAD, 0 = none */
 	u32 ud_drop_every;		/* drop every Nth UD data packet */
 	u32 rc_drop_every;		/* lose every Nth RC/UC message */
-	u32 rtr_delay_ms;		/* RC/UC QPs sleep this long into RTR */
 	atomic_t mad_seq, ud_seq, rc_seq;
 	atomic_t fail_qkey_set;		/* Q_Key changes left to refuse */
 };
@@ -651,6 +650,8 @@ void sib_qp_set_error(struct sib_qp *qp);
 void sib_qp_event(struct sib_qp *qp, enum ib_event_type type);
 void sib_qp_event_work(struct work_struct *work);
 struct sib_qp *sib_qp_lookup(struct sib_port *port, u32 qpn);
+void sib_qp_rtr_hold(bool hold);
+unsigned int sib_qp_rtr_held(void);
 
 int sib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		   struct ib_udata *udata);

@@ -8,10 +8,10 @@
  *                                      that change a QP's Q_Key alone (as
  *                                      IPoIB does for the broadcast group)
  *                                      fail with -EIO; read: how many left
- *   rtr_delay_ms                       an RC or UC QP's move to RTR sleeps
- *                                      that long first: a connection's set-up
- *                                      takes long enough for a race with its
- *                                      teardown to be hit
+ *   rtr_hold                           write 1: an RC or UC QP's move to
+ *                                      RTR waits (a connection's set-up
+ *                                      caught half way); 0: they go on (so
+ *                                      does unloading); read: how many wait
  *   cm_hold                            write 1: CM MADs wait; req: REQs
  *                                      only; 0: they go on; read: how many
  *                                      wait
@@ -473,6 +473,39 @@ static const struct file_operations cm_hold_fops = {
 	.release = single_release,
 };
 
+static int rtr_hold_show(struct seq_file *m, void *unused)
+{
+	seq_printf(m, "%u\n", sib_qp_rtr_held());
+	return 0;
+}
+
+static ssize_t rtr_hold_write(struct file *file, const char __user *ubuf,
+			      size_t len, loff_t *ppos)
+{
+	bool hold;
+	int ret;
+
+	ret = kstrtobool_from_user(ubuf, len, &hold);
+	if (ret)
+		return ret;
+	sib_qp_rtr_hold(hold);
+	return len;
+}
+
+static int rtr_hold_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, rtr_hold_show, NULL);
+}
+
+static const struct file_operations rtr_hold_fops = {
+	.owner = THIS_MODULE,
+	.open = rtr_hold_open,
+	.read = seq_read,
+	.write = rtr_hold_write,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
 static ssize_t cm_release_write(struct file *file, const char __user *ubuf,
 				size_t len, loff_t *ppos)
 {
@@ -516,7 +549,7 @@ int sib_debugfs_init(void)
 			   &sib_fabric.rc_drop_every);
 	debugfs_create_atomic_t("fail_qkey_set", 0644, root,
 				&sib_fabric.fail_qkey_set);
-	debugfs_create_u32("rtr_delay_ms", 0644, root, &sib_fabric.rtr_delay_ms);
+	debugfs_create_file("rtr_hold", 0644, root, NULL, &rtr_hold_fops);
 	debugfs_create_file("cm_hold", 0644, root, NULL, &cm_hold_fops);
 	debugfs_create_file("cm_release", 0200, root, NULL, &cm_release_fops);
 	debugfs_create_file("group_mtu", 0644, root, NULL, &group_mtu_fops);

@@ -295,6 +295,8 @@ err_wq:
 
 static void __exit sib_exit(void)
 {
+	/* A connection's set-up still held would stall the unregister. */
+	sib_qp_rtr_hold(false);
 	destroy_all();
 	/* Regions freed after a grace period: their callbacks are ours. */
 	rcu_barrier();

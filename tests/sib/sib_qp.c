@@ -3,9 +3,9 @@
  * Queue pairs: creation, the IBA state machine, the error flush, and
  * destruction.  Work queues are rings of fixed-size entries.
  */
-#include <linux/delay.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
+#include <linux/wait.h>
 #include <rdma/ib_mad.h>
 #include "sib.h"
 
@@ -338,6 +338,39 @@ void sib_qp_set_error(struct sib_qp *qp)
 		sib_qp_event(qp, IB_EVENT_QP_LAST_WQE_REACHED);
 }
 
+/*
+ * Fault injection (debugfs rtr_hold): a connected QP's move to RTR waits
+ * until the test lets it go, so that a connection's set-up is caught
+ * half way, as a slow HCA would leave it.  modify_qp may sleep.
+ */
+static DECLARE_WAIT_QUEUE_HEAD(rtr_waitq);
+static bool rtr_hold;
+static atomic_t rtr_held = ATOMIC_INIT(0);
+
+static void rtr_wait(void)
+{
+	might_sleep();
+	if (!READ_ONCE(rtr_hold))
+		return;
+	atomic_inc(&rtr_held);
+	wait_event(rtr_waitq, !READ_ONCE(rtr_hold));
+	atomic_dec(&rtr_held);
+}
+
+/* Arm the hold, or end it: what it holds goes on (and on unload). */
+void sib_qp_rtr_hold(bool hold)
+{
+	WRITE_ONCE(rtr_hold, hold);
+	if (!hold)
+		wake_up_all(&rtr_waitq);
+}
+
+/* How many modifies to RTR wait now. */
+unsigned int sib_qp_rtr_held(void)
+{
+	return atomic_read(&rtr_held);
+}
+
 int sib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		  struct ib_udata *udata)
 {
@@ -351,11 +384,9 @@ int sib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (mask == IB_QP_QKEY &&
 	    atomic_add_unless(&sib_fabric.fail_qkey_set, -1, 0))
 		return -EIO;
-	/* Fault injection: modify_qp may sleep, as on a real HCA. */
 	if ((mask & IB_QP_STATE) && attr->qp_state == IB_QPS_RTR &&
-	    (qp->type == IB_QPT_RC || qp->type == IB_QPT_UC) &&
-	    READ_ONCE(sib_fabric.rtr_delay_ms))
-		msleep(READ_ONCE(sib_fabric.rtr_delay_ms));
+	    (qp->type == IB_QPT_RC || qp->type == IB_QPT_UC))
+		rtr_wait();
 	cur = READ_ONCE(qp->state);
 	if ((mask & IB_QP_CUR_STATE) && attr->cur_qp_state != cur &&
 	    !(cur == IB_QPS_SQE && attr->cur_qp_state == IB_QPS_RTS))
