@@ -1032,8 +1032,9 @@ static int handle_req(struct ipoib_dev *priv, struct ib_cm_id *id,
 	if (old)
 		conn_end_put(old, false, IB_CM_REJ_STALE_CONN);
 	/*
-	 * The connection may be ended meanwhile (the interface going down):
-	 * its destroy sends its REJ and waits for us, and the accept fails.
+	 * The connection may be ended meanwhile (by the set-up deadline; a
+	 * down waits for us, the CM holding its listen until we return): its
+	 * destroy sends its REJ and waits for us, and the accept fails.
 	 */
 	ret = conn_accept(conn);
 	if (ret) {
