@@ -27,7 +27,7 @@ KO_DIR ?= $(BUILD)/ko
 # Each module is built in a directory of its own under $(BUILD), made of
 # symlinks to the sources, so that one tree yields several variants: our
 # driver as ib_ipoib, and as ipoib_alt to run beside the in-tree one.
-TEST_MODULES := sib cmprobe sibperf
+TEST_MODULES := sib cmprobe rdmaprobe sibperf
 ALT_NAME := ipoib_alt
 VARIANTS ?= ipoib $(ALT_NAME) $(TEST_MODULES)
 
@@ -56,6 +56,9 @@ mod-sib:
 
 mod-cmprobe:
 	$(call build_module,cmprobe,$(top)/tests/cmprobe $(top)/tests/compat,)
+
+mod-rdmaprobe:
+	$(call build_module,rdmaprobe,$(top)/tests/rdmaprobe $(top)/tests/compat,)
 
 mod-sibperf:
 	$(call build_module,sibperf,$(top)/tests/sibperf,)

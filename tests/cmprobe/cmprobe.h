@@ -7,6 +7,7 @@
 #ifndef CMPROBE_H
 #define CMPROBE_H
 
+#include <linux/socket.h>
 #include <rdma/ib_cm.h>
 #include <rdma/ib_sa.h>
 #include "tests_compat.h"
@@ -21,6 +22,7 @@ enum cmprobe_pdata {
 	CMPROBE_PDATA_ZERO_QPN,	/* a receive MTU, QPN zero */
 	CMPROBE_PDATA_NONE,	/* nothing at all */
 	CMPROBE_PDATA_RANDOM,	/* len= bytes from a generator seeded by seed= */
+	CMPROBE_PDATA_CMA,	/* rdma_cm's header: version 0, src= and dst= */
 	CMPROBE_PDATA_KINDS
 };
 
@@ -44,7 +46,9 @@ struct cmprobe_req {
 	u32 mtu;		/* the receive MTU we claim */
 	u32 len;		/* pdata=random: how many bytes */
 	u64 seed;		/* pdata=random: what they are */
+	u16 pkey;		/* the path's P_Key */
 	bool no_rtu;		/* after a REP: no RTU, wait for the peer */
+	struct sockaddr_storage src, dst;	/* pdata=cma: IPv4 or IPv6 */
 	u32 cm_timeout;		/* the REQ's response timeout: 4.096 us << N */
 };
 

@@ -24,6 +24,7 @@
 #define CMPROBE_PACKET_LIFE	14	/* of a hand-made path: about 67 ms */
 #define CMPROBE_ANSWER_WAIT	(30 * HZ)
 #define CMPROBE_DREP_WAIT	(10 * HZ)
+#define CMPROBE_CMA_SPORT	40000	/* the source port pdata=cma names */
 
 #define EV(e)		BIT(IB_CM_##e)
 #define EV_ANSWER	(EV(REP_RECEIVED) | EV(REJ_RECEIVED) | EV(REQ_ERROR))
@@ -77,7 +78,8 @@ static void cmprobe_path_done(int status, struct sa_path_rec *resp,
 }
 
 static int cmprobe_resolve(struct ib_device *dev, u32 port,
-			   const union ib_gid *dgid, struct sa_path_rec *out)
+			   const union ib_gid *dgid, u16 pkey,
+			   struct sa_path_rec *out)
 {
 	struct cmprobe_path path = {};
 	struct ib_sa_query *query;
@@ -90,7 +92,7 @@ static int cmprobe_resolve(struct ib_device *dev, u32 port,
 	if (ret)
 		return ret;
 	path.rec.numb_path = 1;
-	path.rec.pkey = cpu_to_be16(0xffff);
+	path.rec.pkey = cpu_to_be16(pkey);
 
 	id = ib_sa_path_rec_get(&cmprobe_sa_client, dev, port, &path.rec,
 				IB_SA_PATH_REC_DGID | IB_SA_PATH_REC_SGID |
@@ -115,7 +117,7 @@ static int cmprobe_resolve(struct ib_device *dev, u32 port,
  * REQ can be sent while the fabric drops MADs.
  */
 static int cmprobe_path_by_hand(struct ib_device *dev, u32 port,
-				const union ib_gid *dgid, u32 dlid,
+				const union ib_gid *dgid, u32 dlid, u16 pkey,
 				struct sa_path_rec *rec)
 {
 	struct ib_port_attr attr;
@@ -132,7 +134,7 @@ static int cmprobe_path_by_hand(struct ib_device *dev, u32 port,
 		return ret;
 	sa_path_set_dlid(rec, dlid);
 	sa_path_set_slid(rec, attr.lid);
-	rec->pkey = cpu_to_be16(0xffff);
+	rec->pkey = cpu_to_be16(pkey);
 	rec->numb_path = 1;
 	rec->reversible = 1;
 	rec->mtu = attr.active_mtu;
@@ -256,6 +258,32 @@ static int cmprobe_qp_to(struct ib_cm_id *id, struct ib_qp *qp,
 	return ret ? ret : ib_modify_qp(qp, &attr, mask);
 }
 
+/*
+ * rdma_cm's header, as its REQs begin (cma.c): version 0, the IP version
+ * in the high nibble, the source port, then the source and destination
+ * addresses, an IPv4 one in the last word of its 16 bytes.
+ */
+static u8 cmprobe_cma_hdr(const struct cmprobe_req *req, u8 *p)
+{
+	const struct sockaddr_in6 *s6 = (const void *)&req->src;
+	const struct sockaddr_in6 *d6 = (const void *)&req->dst;
+	const struct sockaddr_in *s4 = (const void *)&req->src;
+	const struct sockaddr_in *d4 = (const void *)&req->dst;
+
+	memset(p, 0, 36);
+	if (req->src.ss_family == AF_INET) {
+		p[1] = 4 << 4;
+		memcpy(p + 4 + 12, &s4->sin_addr, 4);
+		memcpy(p + 20 + 12, &d4->sin_addr, 4);
+	} else {
+		p[1] = 6 << 4;
+		memcpy(p + 4, &s6->sin6_addr, 16);
+		memcpy(p + 20, &d6->sin6_addr, 16);
+	}
+	put_unaligned_be16(CMPROBE_CMA_SPORT, p + 2);
+	return 36;
+}
+
 /* The REQ's private data into w (IB_CM_REQ_PRIVATE_DATA_SIZE bytes). */
 static u8 cmprobe_pdata(const struct cmprobe_req *req, u32 lqpn, __be32 *w)
 {
@@ -277,6 +305,8 @@ static u8 cmprobe_pdata(const struct cmprobe_req *req, u32 lqpn, __be32 *w)
 		w[0] = 0;
 		w[1] = cpu_to_be32(req->mtu);
 		return 8;
+	case CMPROBE_PDATA_CMA:
+		return cmprobe_cma_hdr(req, (u8 *)w);
 	default:
 		return 0;
 	}
@@ -524,9 +554,10 @@ static int cmprobe_run_locked(const struct cmprobe_req *req,
 	res->outcome = CMPROBE_ERROR;
 	if (req->dlid)
 		err = cmprobe_path_by_hand(dev, req->port, &req->dgid, req->dlid,
-					   &path);
+					   req->pkey, &path);
 	else
-		err = cmprobe_resolve(dev, req->port, &req->dgid, &path);
+		err = cmprobe_resolve(dev, req->port, &req->dgid, req->pkey,
+				      &path);
 	if (err) {
 		res->stage = "path";
 		goto out;

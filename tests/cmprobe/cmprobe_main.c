@@ -12,9 +12,12 @@
  *   dlid=N       its LID: the path is then made here, not asked of the SA
  *   qpn=N        the target's UD QPN: sid defaults to 0x1000000000000000 | N
  *   sid=HEX      the service ID, instead of the one qpn gives
- *   pdata=KIND   good | short | zero-qpn | none | random (good)
+ *   pdata=KIND   good | short | zero-qpn | none | random | cma (good)
  *   len=N        pdata=random: that many bytes, 0 to 92 (92)
  *   seed=N       pdata=random: the generator's seed, so a run repeats (0)
+ *   src=IP       pdata=cma: the source address rdma_cm's header names
+ *   dst=IP       pdata=cma: the destination address (the same family)
+ *   pkey=HEX     the path's P_Key, which our port must hold (ffff)
  *   lqpn=N       the UD QPN our private data names (our QP's number)
  *   mtu=N        the receive MTU it names (65524)
  *   qp=rc|uc     the connection's transport (rc)
@@ -57,6 +60,7 @@
 #include <linux/seq_file.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
+#include <net/net_namespace.h>
 #include "cmprobe.h"
 
 #define CMPROBE_CMD_MAX		256
@@ -69,6 +73,7 @@ static const char *const pdata_names[CMPROBE_PDATA_KINDS] = {
 	[CMPROBE_PDATA_ZERO_QPN] = "zero-qpn",
 	[CMPROBE_PDATA_NONE] = "none",
 	[CMPROBE_PDATA_RANDOM] = "random",
+	[CMPROBE_PDATA_CMA] = "cma",
 };
 
 static const char *const outcome_names[] = {
@@ -141,6 +146,17 @@ static int parse_pair(struct cmprobe_req *req, char *key, char *val,
 			goto bad;
 		return 0;
 	}
+	if (!strcmp(key, "src") || !strcmp(key, "dst")) {
+		if (inet_pton_with_scope(&init_net, AF_UNSPEC, val, NULL,
+					 key[0] == 's' ? &req->src : &req->dst))
+			goto bad;
+		return 0;
+	}
+	if (!strcmp(key, "pkey")) {
+		if (kstrtou16(val, 16, &req->pkey))
+			goto bad;
+		return 0;
+	}
 	if (!strcmp(key, "rtu")) {
 		if (strcmp(val, "no"))
 			goto bad;
@@ -179,6 +195,7 @@ static int parse_request(char *cmd, struct cmprobe_req *req)
 	req->qp_type = IB_QPT_RC;
 	req->mtu = CMPROBE_DEFAULT_MTU;
 	req->len = IB_CM_REQ_PRIVATE_DATA_SIZE;
+	req->pkey = 0xffff;
 	req->cm_timeout = CMPROBE_CM_TIMEOUT;
 
 	while ((tok = strsep(&cmd, " \t\n"))) {
@@ -200,6 +217,11 @@ static int parse_request(char *cmd, struct cmprobe_req *req)
 	}
 	if (!have_sid)
 		req->sid = CMPROBE_LINUX_SID | qpn;
+	if (req->pdata == CMPROBE_PDATA_CMA &&
+	    (!req->src.ss_family || req->src.ss_family != req->dst.ss_family)) {
+		pr_info("pdata=cma needs src= and dst= of one family\n");
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -318,11 +340,13 @@ static int probe_show(struct seq_file *s, void *unused)
 		seq_puts(s, "outcome none\n");
 		goto out;
 	}
-	seq_printf(s, "request dev=%s port=%u dgid=%pI6 dlid=%u sid=0x%016llx qp=%s pdata=%s lqpn=0x%x mtu=%u%s\n",
+	seq_printf(s, "request dev=%s port=%u dgid=%pI6 dlid=%u sid=0x%016llx pkey=0x%04x qp=%s pdata=%s lqpn=0x%x mtu=%u%s\n",
 		   req->dev, req->port, req->dgid.raw, req->dlid, req->sid,
-		   req->qp_type == IB_QPT_UC ? "uc" : "rc",
+		   req->pkey, req->qp_type == IB_QPT_UC ? "uc" : "rc",
 		   pdata_names[req->pdata], res->lqpn, req->mtu,
 		   req->no_rtu ? " rtu=no" : "");
+	if (req->pdata == CMPROBE_PDATA_CMA)
+		seq_printf(s, "cma src=%pISc dst=%pISc\n", &req->src, &req->dst);
 	if (req->pdata == CMPROBE_PDATA_RANDOM)
 		seq_printf(s, "random len=%u seed=%llu\n", req->len, req->seed);
 	seq_printf(s, "outcome %s\n", outcome_names[res->outcome]);

@@ -3,10 +3,12 @@
  * sib: a software InfiniBand HCA with its own fabric and subnet manager.
  *
  * Every sib device is an ordinary ib_device with IB link layer and virtual
- * DMA, so ib_core, ib_mad, ib_sa, ib_cm and IPoIB run on it unmodified.  All
- * ports of all devices hang off one fabric: a packet is "sent" by copying the
- * sender's gather list straight into the receiver's scatter list, in the
- * sender's context.  Every port is linked to the fabric's one switch.
+ * DMA, so ib_core, ib_mad, ib_sa, ib_cm, IPoIB and the kernel's RDMA storage
+ * protocols run on it unmodified.  All ports of all devices hang off one
+ * fabric: a packet is "sent" by copying the sender's gather list straight
+ * into the receiver's scatter list, in the sender's context; an RDMA WRITE
+ * or READ copies between a list and a region an R_Key names.  Every port
+ * is linked to the fabric's one switch.
  * Each port has a subnet management agent and a PMA (process_mad), and so
  * has the switch; SMPs travel between them by directed route or by LID.
  *
@@ -45,7 +47,10 @@ struct seq_file;
 #define SIB_MAX_MLIDS		1024	/* multicast LIDs we route */
 #define SIB_GRH_BYTES		40	/* UD receive buffers start with GRH room */
 #define SIB_MAX_SGE		32
-#define SIB_MAX_RD_ATOMIC	16	/* accepted, though RDMA READ is not done */
+#define SIB_MAX_RD_ATOMIC	16	/* RDMA READs in flight, either end */
+#define SIB_MAX_FR_PAGES	512	/* a fast-registration page list */
+#define SIB_MAX_MRS		65536
+#define SIB_MAX_PDS		65536
 #define SIB_MAX_LSO_HDR		256
 #define SIB_SUBNET_PREFIX	0xfe80000000000000ULL
 #define SIB_QKEY_CONTROLLED	0x80000000
@@ -84,6 +89,13 @@ enum sib_counter {
 	SIB_CNT_LINK_DOWNED,		/* times the link went down */
 	SIB_CNT_VL15_DROPPED,		/* SMPs with no way on or no QP0 */
 	SIB_CNT_DROP_UNROUTED,		/* sm=external: the LFT has no way on */
+	/* RDMA this port served as the responder, and what it refused. */
+	SIB_CNT_RDMA_WRITES,
+	SIB_CNT_RDMA_WRITE_BYTES,
+	SIB_CNT_RDMA_READS,
+	SIB_CNT_RDMA_READ_BYTES,
+	SIB_CNT_RKEY_VIOLATIONS,	/* bad R_Key, range or access */
+	SIB_CNT_REMOTE_INVALIDATES,	/* SEND_WITH_INV that freed a region */
 	SIB_NR_COUNTERS
 };
 
@@ -198,7 +210,10 @@ struct sib_dev {
 	struct sib_port port[SIB_MAX_PORTS];
 	struct xarray qps;		/* QPN -> sib_qp, RCU readable */
 	u32 next_qpn;
+	struct xarray mrs;		/* key index -> sib_mr, RCU readable */
+	u32 next_mr;
 	atomic_t nr_qps, nr_cqs, nr_srqs, nr_ahs, nr_pds, nr_mcast_attach;
+	atomic_t nr_mrs;
 	struct sib_cq_event_stats __percpu *cq_events;
 	struct dentry *debugfs;
 };
@@ -207,8 +222,32 @@ struct sib_pd {
 	struct ib_pd ibpd;
 };
 
+/*
+ * A memory region (sib_mr.c).  Its key is its index in the device's table
+ * (bits 31-8) and a variant byte (7-0) each fast registration may change;
+ * lkey and rkey are the same key.  Key 0 is the reserved L_Key.
+ */
+enum sib_mr_state {
+	SIB_MR_FREE,			/* allocated, no translation in force */
+	SIB_MR_VALID,
+};
+
 struct sib_mr {
 	struct ib_mr ibmr;
+	struct ib_pd *pd;
+	bool dma;			/* get_dma_mr: all memory, by address */
+	spinlock_t lock;		/* what a check reads: the fields below */
+	u32 key;
+	enum sib_mr_state state;
+	int access;			/* IB_ACCESS_* in force */
+	u64 iova, length;		/* fast: the registered range */
+	u32 page_shift;
+	u32 npages;			/* in force: pages[0 .. npages - 1] */
+	u32 max_pages;
+	u64 *pages;			/* kernel addresses, copied at REG_MR */
+	u32 map_npages;			/* map_mr_sg's list, for the next REG_MR */
+	u64 *map_pages;
+	struct rcu_head rcu;
 };
 
 /* An address handle is copied into each send, so it can die any time. */
@@ -288,6 +327,15 @@ struct sib_send_wqe {
 	u16 hlen;
 	u8 *lso_hdr;
 	bool rnr_nakked;		/* sent once already: now a retry */
+	/* RDMA READ and WRITE: the responder's memory */
+	u64 remote_addr;
+	u32 rkey;
+	/* SEND_WITH_INV, LOCAL_INV: the key to invalidate */
+	u32 inv_key;
+	/* REG_MR */
+	struct sib_mr *reg_mr;
+	u32 reg_key;
+	int reg_access;
 	u32 num_sge;
 	struct ib_sge sg[];
 };
@@ -312,6 +360,9 @@ struct sib_qp {
 	u8 retry_cnt;
 	u8 timeout;
 	u32 sq_psn, rq_psn;
+	int access_flags;		/* IB_ACCESS_REMOTE_*: what peers may do */
+	u8 max_rd_atomic;		/* RDMA READs it may have in flight */
+	u8 max_dest_rd_atomic;		/* and may answer */
 
 	struct sib_wq sq;
 	struct sib_wq rq;		/* unused when attached to an SRQ */
@@ -320,15 +371,25 @@ struct sib_qp {
 	bool rnr_wait;			/* head WQE waits out an RNR NAK */
 	u8 rnr_left;			/* RNR retries left for the head WQE */
 	struct delayed_work rnr_work;
-	struct work_struct event_work;	/* last WQE reached, for SRQ users */
+	struct work_struct event_work;	/* affiliated events, as from an EQ */
+	unsigned long events;		/* pending: bits by enum ib_event_type */
 
 	struct list_head mcast_list;	/* this QP's multicast attachments */
 	struct ib_qp_cap cap;
 };
 
+/* What a message asks of the responder. */
+enum sib_op {
+	SIB_OP_SEND,
+	SIB_OP_WRITE,
+	SIB_OP_READ,
+};
+
 /*
  * A message on the wire: what the receiving HCA sees.  The payload is the
- * sender's gather list (kernel virtual addresses under virtual DMA).
+ * sender's gather list, its lkeys those of sg_dev (NULL: plain kernel
+ * addresses, as the SM's and held copies are).  An RDMA READ's sg is the
+ * requester's scatter list, where the response goes.
  */
 struct sib_pkt {
 	struct sib_port *src_port;	/* NULL when the SM sends */
@@ -346,6 +407,12 @@ struct sib_pkt {
 	u32 length;
 	u32 num_sge;
 	const struct ib_sge *sg;
+	struct sib_dev *sg_dev;
+	enum sib_op op;
+	u64 remote_addr;		/* WRITE and READ */
+	u32 rkey;
+	bool with_inv;			/* SEND_WITH_INV */
+	u32 inv_rkey;
 	bool csum_ok;			/* fill checksums at the receiver */
 	bool held;			/* already delayed once */
 	bool resent;			/* an RNR retry: counted already */
@@ -359,6 +426,8 @@ enum sib_delivery {
 	SIB_DROPPED,			/* silently lost (UD, UC, bad keys) */
 	SIB_RNR,			/* RC: no receive buffer posted */
 	SIB_REMOTE_ERROR,		/* RC: receiver refused (length, state) */
+	SIB_REMOTE_ACCESS,		/* RC: R_Key, range or access refused */
+	SIB_REMOTE_OP_ERROR,		/* RC: responder's own WQE was bad */
 	SIB_NO_RESPONDER,		/* RC: nobody answers: retries run out */
 };
 
@@ -578,6 +647,7 @@ int sib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		 struct ib_qp_init_attr *init);
 int sib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
 void sib_qp_set_error(struct sib_qp *qp);
+void sib_qp_event(struct sib_qp *qp, enum ib_event_type type);
 void sib_qp_event_work(struct work_struct *work);
 struct sib_qp *sib_qp_lookup(struct sib_port *port, u32 qpn);
 void sib_qp_rtr_hold(bool hold);
@@ -619,12 +689,56 @@ int sib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 void sib_sq_run(struct sib_qp *qp);
 void sib_rnr_work(struct work_struct *work);
 void sib_flush_rq(struct sib_qp *qp);
-bool sib_lkey_ok(u32 lkey);
 void sib_av_to_attr(const struct sib_av *av, struct rdma_ah_attr *attr);
 
 int sib_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
 int sib_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
 void sib_mcast_detach_all(struct sib_qp *qp);
+
+/* Memory regions and their keys (sib_mr.c). */
+struct ib_mr *sib_get_dma_mr(struct ib_pd *ibpd, int access);
+struct ib_mr *sib_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+			   u32 max_num_sg);
+int sib_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		  unsigned int *sg_offset);
+int sib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+struct sib_mr *sib_mr_find(struct sib_dev *sdev, u32 key);
+int sib_mr_check(struct sib_dev *sdev, struct ib_pd *pd, u32 key, u64 addr,
+		 u64 len, int access);
+int sib_sgl_check(struct sib_dev *sdev, struct ib_pd *pd,
+		  const struct ib_sge *sg, u32 num_sge, u64 len, int access);
+int sib_mr_fast_reg(struct sib_qp *qp, const struct sib_send_wqe *wqe);
+int sib_mr_invalidate(struct sib_qp *qp, u32 key);
+void *sib_mr_addr(const struct sib_mr *mr, u64 addr, u32 *contig);
+
+/*
+ * Walking memory that keys name (sib_copy.c): a cursor over a scatter or
+ * gather list, giving the kernel address of each contiguous piece.
+ */
+struct sib_cursor {
+	struct sib_dev *sdev;		/* whose keys; NULL: addresses as they are */
+	const struct ib_sge *sg;
+	u32 num_sge;
+	u32 i;				/* the entry we are in */
+	u32 off;			/* bytes of it passed */
+	struct sib_mr *mr;		/* its region; NULL: a plain address */
+	bool mr_found;
+};
+
+void sib_cursor_init(struct sib_cursor *c, struct sib_dev *sdev,
+		     const struct ib_sge *sg, u32 num_sge);
+void *sib_cursor_map(struct sib_cursor *c, u32 *contig);
+void sib_cursor_skip(struct sib_cursor *c, u32 len);
+u32 sib_copy(struct sib_cursor *dst, struct sib_cursor *src, u32 len);
+u32 sib_copy_out(void *buf, const struct sib_pkt *pkt, u32 len);
+
+/* RDMA READ and WRITE at the responder (sib_rdma.c). */
+enum sib_delivery sib_rdma_respond(struct sib_port *dport, struct sib_qp *qp,
+				   struct sib_pkt *pkt);
+enum sib_delivery sib_rdma_write(struct sib_port *dport, struct sib_qp *qp,
+				 const struct sib_pkt *pkt);
+enum sib_delivery sib_rdma_refuse(struct sib_port *dport, struct sib_qp *qp,
+				  enum sib_delivery why);
 
 /* The wire (sib_fabric.c). */
 enum sib_delivery sib_deliver(struct sib_pkt *pkt);
@@ -632,6 +746,11 @@ void sib_deliver_later(const struct sib_pkt *pkt, unsigned int delay_ms);
 struct sib_port *sib_port_by_lid(u16 lid);
 struct sib_port *sib_port_by_index(u32 index);
 enum sib_delivery sib_deliver_at(struct sib_pkt *pkt, struct sib_port *dport);
+bool sib_qp_can_receive(const struct sib_qp *qp, enum ib_qp_state state);
+int sib_check_keys(struct sib_port *dport, struct sib_qp *qp,
+		   const struct sib_pkt *pkt);
+void sib_link_count(struct sib_port *port, const struct sib_pkt *pkt,
+		    u32 len, bool tx, bool mcast);
 struct sib_port *sib_port_by_gid(const union ib_gid *gid);
 int sib_mft_set(u16 mlid, const struct sib_port *port, bool member);
 bool sib_mft_has(u16 mlid, const struct sib_port *port);
@@ -642,8 +761,8 @@ void sib_fabric_cm_release_to(u16 dlid);
 void sib_fabric_free_groups(void);
 
 /* Stateless offloads done in software (sib_offload.c). */
-bool sib_csum_fill(const struct sib_pkt *pkt, struct sib_recv_wqe *wqe,
-		   u32 offset);
+bool sib_csum_fill(struct sib_dev *sdev, const struct sib_pkt *pkt,
+		   struct sib_recv_wqe *wqe, u32 offset);
 int sib_lso_send(struct sib_pkt *pkt, const struct sib_send_wqe *wqe, u32 mtu);
 
 /* Subnet manager (sib_sm.c). */

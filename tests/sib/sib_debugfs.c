@@ -28,11 +28,14 @@
  *   sibN/portP/lid, mtu, pkeys         read, and change under sm=builtin
  *   sibN/portP/event                   write an event name to raise it
  *   sibN/portP/counters                traffic, drops and the link as the PMA
- *                                      counts it; write 0 to clear
+ *                                      counts it, RDMA the port answered
+ *                                      (rdma_*, rkey_violations,
+ *                                      remote_invalidates); write 0 to clear
  *                                      (ipoib's counts too)
  *   sibN/portP/rx_stall                1: no receive buffers but QP0/QP1's
  *   sibN/portP/ipoib                   what it sent: TRANSPORT CLASS PACKETS
- *   sibN/resources                     verbs objects in use
+ *   sibN/resources                     verbs objects in use (mrs: memory
+ *                                      regions)
  *   sibN/cq_events                     CQ events raised: inline (in the
  *                                      poster's context), irq_local and
  *                                      irq_remote (cq_irq: on the poster's
@@ -312,10 +315,10 @@ static int resources_show(struct seq_file *m, void *unused)
 {
 	struct sib_dev *sdev = m->private;
 
-	seq_printf(m, "qps %d\ncqs %d\nsrqs %d\nahs %d\npds %d\nmcast_attach %d\n",
+	seq_printf(m, "qps %d\ncqs %d\nsrqs %d\nahs %d\npds %d\nmrs %d\nmcast_attach %d\n",
 		   atomic_read(&sdev->nr_qps), atomic_read(&sdev->nr_cqs),
 		   atomic_read(&sdev->nr_srqs), atomic_read(&sdev->nr_ahs),
-		   atomic_read(&sdev->nr_pds),
+		   atomic_read(&sdev->nr_pds), atomic_read(&sdev->nr_mrs),
 		   atomic_read(&sdev->nr_mcast_attach));
 	return 0;
 }

@@ -61,41 +61,6 @@ struct sib_port *sib_port_by_gid(const union ib_gid *gid)
 	return NULL;
 }
 
-/* Copy len bytes from a gather list into a scatter list at dst_off. */
-static void sib_sg_copy(const struct ib_sge *dst, u32 ndst, u32 dst_off,
-			const struct ib_sge *src, u32 nsrc, u32 len)
-{
-	u32 di = 0, si = 0, soff = 0, doff = dst_off;
-
-	while (di < ndst && doff >= dst[di].length) {
-		doff -= dst[di].length;
-		di++;
-	}
-	while (len && di < ndst && si < nsrc) {
-		u32 n = min3(len, dst[di].length - doff, src[si].length - soff);
-
-		memcpy((void *)(uintptr_t)(dst[di].addr + doff),
-		       (void *)(uintptr_t)(src[si].addr + soff), n);
-		len -= n;
-		doff += n;
-		soff += n;
-		if (doff == dst[di].length) {
-			di++;
-			doff = 0;
-		}
-		if (soff == src[si].length) {
-			si++;
-			soff = 0;
-		}
-	}
-}
-
-static void copy_payload(const struct sib_pkt *pkt, const struct ib_sge *sg,
-			 u32 num_sge, u32 offset)
-{
-	sib_sg_copy(sg, num_sge, offset, pkt->sg, pkt->num_sge, pkt->length);
-}
-
 static bool is_ud_like(enum ib_qp_type type)
 {
 	return type == IB_QPT_UD || type == IB_QPT_GSI || type == IB_QPT_SMI;
@@ -105,15 +70,16 @@ static bool is_ud_like(enum ib_qp_type type)
  * What a message costs on the link (IBA 16.1.3.5 counts every octet from
  * the LRH to the ICRC): one packet per path MTU, each with LRH (8), BTH
  * (12) and ICRC (4), plus a GRH (40), a DETH (8) for datagrams and an
- * ImmDt (4) when present.
+ * ImmDt (4) when present.  len is what it carries: an RDMA READ request
+ * carries nothing, its response the data.
  */
 #define SIB_WIRE_BASE_OCTETS	24
 #define SIB_WIRE_GRH_OCTETS	40
 #define SIB_WIRE_DETH_OCTETS	8
 #define SIB_WIRE_IMM_OCTETS	4
 
-static void link_count(struct sib_port *port, const struct sib_pkt *pkt,
-		       bool tx, bool mcast)
+void sib_link_count(struct sib_port *port, const struct sib_pkt *pkt,
+		    u32 len, bool tx, bool mcast)
 {
 	bool datagram = !pkt->src_qp || is_ud_like(pkt->src_qp->type);
 	u32 hdr = SIB_WIRE_BASE_OCTETS, pkts = 1;
@@ -121,7 +87,7 @@ static void link_count(struct sib_port *port, const struct sib_pkt *pkt,
 	if (!datagram) {
 		u32 mtu = sib_mtu_bytes(pkt->src_qp->path_mtu);
 
-		pkts = max_t(u32, 1, DIV_ROUND_UP(pkt->length, mtu));
+		pkts = max_t(u32, 1, DIV_ROUND_UP(len, mtu));
 	}
 	if (pkt->has_grh)
 		hdr += SIB_WIRE_GRH_OCTETS;
@@ -131,13 +97,19 @@ static void link_count(struct sib_port *port, const struct sib_pkt *pkt,
 		hdr += SIB_WIRE_IMM_OCTETS;
 	sib_count(port, tx ? SIB_CNT_LINK_TX_PKTS : SIB_CNT_LINK_RX_PKTS, pkts);
 	sib_count(port, tx ? SIB_CNT_LINK_TX_OCTETS : SIB_CNT_LINK_RX_OCTETS,
-		  pkt->length + (u64)pkts * hdr);
+		  len + (u64)pkts * hdr);
 	if (mcast)
 		sib_count(port, tx ? SIB_CNT_LINK_TX_MCAST_PKTS :
 				     SIB_CNT_LINK_RX_MCAST_PKTS, pkts);
 }
 
-static bool qp_can_receive(const struct sib_qp *qp, enum ib_qp_state state)
+/* What a request carries on the wire. */
+static u32 wire_len(const struct sib_pkt *pkt)
+{
+	return pkt->op == SIB_OP_READ ? 0 : pkt->length;
+}
+
+bool sib_qp_can_receive(const struct sib_qp *qp, enum ib_qp_state state)
 {
 	if (state == IB_QPS_RTR || state == IB_QPS_RTS || state == IB_QPS_SQD)
 		return true;
@@ -160,9 +132,12 @@ static enum sib_delivery dropped(const struct sib_pkt *pkt,
 	return lost(pkt);
 }
 
-/* The key checks of the receiving HCA; returns the P_Key index for the WC. */
-static int check_keys(struct sib_port *dport, struct sib_qp *qp,
-		      const struct sib_pkt *pkt)
+/*
+ * The P_Key and Q_Key checks of the receiving HCA; returns the P_Key index
+ * for the WC, or -1.
+ */
+int sib_check_keys(struct sib_port *dport, struct sib_qp *qp,
+		   const struct sib_pkt *pkt)
 {
 	int index;
 
@@ -224,6 +199,92 @@ static void srq_limit_event(struct sib_srq *srq)
 }
 
 /*
+ * Under the RQ lock: put a message in a receive WQE's list (after the GRH
+ * room on UD), as the lkeys of the list allow.  Returns a WC status.
+ */
+static int place_message(struct sib_qp *qp, struct ib_pd *pd,
+			 const struct sib_pkt *pkt, struct sib_recv_wqe *wqe,
+			 u32 need, bool ud)
+{
+	struct sib_cursor dst, src;
+
+	if (wqe->length < need)
+		return IB_WC_LOC_LEN_ERR;
+	if (sib_sgl_check(qp->sdev, pd, wqe->sg, wqe->num_sge, need,
+			  IB_ACCESS_LOCAL_WRITE))
+		return IB_WC_LOC_PROT_ERR;
+	if (ud && pkt->has_grh) {
+		struct ib_sge grh_sge = {
+			.addr = (uintptr_t)&pkt->grh,
+			.length = sizeof(pkt->grh),
+		};
+
+		sib_cursor_init(&dst, qp->sdev, wqe->sg, wqe->num_sge);
+		sib_cursor_init(&src, NULL, &grh_sge, 1);
+		sib_copy(&dst, &src, sizeof(pkt->grh));
+	}
+	sib_cursor_init(&dst, qp->sdev, wqe->sg, wqe->num_sge);
+	sib_cursor_skip(&dst, ud ? SIB_GRH_BYTES : 0);
+	sib_cursor_init(&src, pkt->sg_dev, pkt->sg, pkt->num_sge);
+	sib_copy(&dst, &src, pkt->length);
+	return IB_WC_SUCCESS;
+}
+
+/*
+ * Under the RQ lock: what a receive WQE gets from a message that fits its
+ * QP's rules: a send's payload (and with SEND_WITH_INV, the region freed),
+ * or the WQE alone, for an RDMA WRITE with immediate whose data goes where
+ * its R_Key says.  Returns a WC status, or (a refused write) -1 with the
+ * refusal in *res.
+ */
+static int receive(struct sib_port *dport, struct sib_qp *qp,
+		   struct ib_pd *pd, struct sib_pkt *pkt,
+		   struct sib_recv_wqe *wqe, struct ib_wc *wc,
+		   enum sib_delivery *res)
+{
+	bool ud = is_ud_like(qp->type);
+	int status;
+
+	if (pkt->op == SIB_OP_WRITE) {
+		*res = sib_rdma_write(dport, qp, pkt);
+		if (*res != SIB_DELIVERED)
+			return -1;
+		wc->opcode = IB_WC_RECV_RDMA_WITH_IMM;
+		return IB_WC_SUCCESS;
+	}
+	status = place_message(qp, pd, pkt, wqe, wc->byte_len, ud);
+	if (status != IB_WC_SUCCESS)
+		return status;
+	if (pkt->csum_ok &&
+	    sib_csum_fill(qp->sdev, pkt, wqe, ud ? SIB_GRH_BYTES : 0))
+		wc->wc_flags |= IB_WC_IP_CSUM_OK;
+	if (pkt->with_inv) {
+		if (sib_mr_invalidate(qp, pkt->inv_rkey))
+			return IB_WC_REM_INV_REQ_ERR;
+		sib_count(dport, SIB_CNT_REMOTE_INVALIDATES, 1);
+		wc->wc_flags |= IB_WC_WITH_INVALIDATE;
+		wc->ex.invalidate_rkey = pkt->inv_rkey;
+	}
+	return IB_WC_SUCCESS;
+}
+
+/* After a receive WQE completed in error: what the sender learns. */
+static enum sib_delivery receive_failed(struct sib_port *dport,
+					struct sib_qp *qp, int status)
+{
+	if (status == IB_WC_LOC_LEN_ERR) {
+		sib_count(dport, SIB_CNT_LEN_ERRORS, 1);
+		if (qp->type != IB_QPT_RC && qp->type != IB_QPT_UC)
+			return SIB_DROPPED;
+	}
+	sib_qp_set_error(qp);
+	if (qp->type != IB_QPT_RC)
+		return SIB_DROPPED;
+	return status == IB_WC_LOC_PROT_ERR ? SIB_REMOTE_OP_ERROR :
+					      SIB_REMOTE_ERROR;
+}
+
+/*
  * Consume one receive WQE of qp and place the message in it.  The WQ lock
  * is held across the copy and the CQ push so that completions come out in
  * the order the receives were consumed.
@@ -234,24 +295,26 @@ static enum sib_delivery deliver_to_qp(struct sib_port *dport,
 {
 	struct sib_srq *srq = qp->ibqp.srq ? to_ssrq(qp->ibqp.srq) : NULL;
 	struct sib_wq *rq = srq ? &srq->rq : &qp->rq;
+	struct ib_pd *pd = srq ? srq->ibsrq.pd : qp->ibqp.pd;
 	struct sib_cq *cq = to_scq(qp->ibqp.recv_cq);
 	bool ud = is_ud_like(qp->type);
 	/* A stalled port starves every QP but the SMI's and GSI's. */
 	bool stalled = READ_ONCE(dport->rx_stall) && qp->type != IB_QPT_SMI &&
 		       qp->type != IB_QPT_GSI;
 	u32 need = pkt->length + (ud ? SIB_GRH_BYTES : 0);
+	enum sib_delivery res = SIB_DELIVERED;
 	struct sib_recv_wqe *wqe;
 	bool fire, limit_hit = false;
 	unsigned long flags;
 	struct ib_wc wc;
-	int pkey_index;
+	int pkey_index, status;
 
-	pkey_index = check_keys(dport, qp, pkt);
+	pkey_index = sib_check_keys(dport, qp, pkt);
 	if (pkey_index < 0)
 		return lost(pkt);
 
 	spin_lock_irqsave(&rq->lock, flags);
-	if (!qp_can_receive(qp, READ_ONCE(qp->state))) {
+	if (!sib_qp_can_receive(qp, READ_ONCE(qp->state))) {
 		spin_unlock_irqrestore(&rq->lock, flags);
 		return dropped(pkt, dport, SIB_CNT_DROP_NO_QP);
 	}
@@ -268,24 +331,15 @@ static enum sib_delivery deliver_to_qp(struct sib_port *dport,
 	wqe = sib_wq_entry(rq, rq->head);
 	fill_recv_wc(&wc, qp, pkt, need, pkey_index);
 	wc.wr_id = wqe->wr_id;
-	if (wqe->length < need) {
-		wc.status = IB_WC_LOC_LEN_ERR;
-		wc.byte_len = 0;
-	} else {
-		if (ud && pkt->has_grh) {
-			struct ib_sge grh_sge = {
-				.addr = (uintptr_t)&pkt->grh,
-				.length = sizeof(pkt->grh),
-			};
-
-			sib_sg_copy(wqe->sg, wqe->num_sge, 0, &grh_sge, 1,
-				    sizeof(pkt->grh));
-		}
-		copy_payload(pkt, wqe->sg, wqe->num_sge,
-			     ud ? SIB_GRH_BYTES : 0);
-		if (pkt->csum_ok && sib_csum_fill(pkt, wqe, ud ? SIB_GRH_BYTES : 0))
-			wc.wc_flags |= IB_WC_IP_CSUM_OK;
+	status = receive(dport, qp, pd, pkt, wqe, &wc, &res);
+	if (status < 0) {
+		/* A refused write leaves the WQE to the flush. */
+		spin_unlock_irqrestore(&rq->lock, flags);
+		return sib_rdma_refuse(dport, qp, res);
 	}
+	wc.status = status;
+	if (status != IB_WC_SUCCESS)
+		wc.byte_len = 0;
 	rq->head++;
 	if (srq && srq->limit && sib_wq_count(rq) < srq->limit) {
 		srq->limit = 0;
@@ -298,13 +352,8 @@ static enum sib_delivery deliver_to_qp(struct sib_port *dport,
 		sib_cq_fire(cq);
 	if (limit_hit)
 		srq_limit_event(srq);
-	if (wc.status != IB_WC_SUCCESS) {
-		sib_count(dport, SIB_CNT_LEN_ERRORS, 1);
-		if (qp->type != IB_QPT_RC && qp->type != IB_QPT_UC)
-			return SIB_DROPPED;
-		sib_qp_set_error(qp);
-		return SIB_REMOTE_ERROR;
-	}
+	if (status != IB_WC_SUCCESS)
+		return receive_failed(dport, qp, status);
 	sib_count(dport, SIB_CNT_RX_PKTS, 1);
 	sib_count(dport, SIB_CNT_RX_BYTES, pkt->length);
 	return SIB_DELIVERED;
@@ -349,12 +398,14 @@ enum sib_delivery sib_deliver_at(struct sib_pkt *pkt, struct sib_port *dport)
 			sib_count(pkt->src_port, SIB_CNT_DROP_PORT_DOWN, 1);
 		return lost(pkt);
 	}
-	link_count(dport, pkt, false, false);
+	sib_link_count(dport, pkt, wire_len(pkt), false, false);
 	qp = find_qp(dport, pkt->dst_qpn);
 	if (!qp || !transport_ok(qp, pkt))
 		res = dropped(pkt, dport, SIB_CNT_DROP_NO_QP);
-	else
+	else if (pkt->op == SIB_OP_SEND || pkt->with_imm)
 		res = deliver_to_qp(dport, qp, pkt);
+	else
+		res = sib_rdma_respond(dport, qp, pkt);
 	if (smp && res != SIB_DELIVERED)
 		sib_count(dport, SIB_CNT_VL15_DROPPED, 1);
 	return res;
@@ -401,7 +452,7 @@ static enum sib_delivery deliver_multicast(struct sib_pkt *pkt,
 
 		if (dport && dport != pkt->src_port &&
 		    READ_ONCE(dport->state) == IB_PORT_ACTIVE)
-			link_count(dport, pkt, false, true);
+			sib_link_count(dport, pkt, pkt->length, false, true);
 	}
 	list_for_each_entry_rcu(att, &grp->attached, group_link) {
 		struct sib_qp *qp = att->qp;
@@ -509,8 +560,9 @@ static struct sib_held_pkt *hold_pkt(const struct sib_pkt *pkt,
 	held->sge.addr = (uintptr_t)held->data;
 	held->sge.length = pkt->length;
 	held->sge.lkey = 0;
-	sib_sg_copy(&held->sge, 1, 0, pkt->sg, pkt->num_sge, pkt->length);
+	sib_copy_out(held->data, pkt, pkt->length);
 	held->pkt.sg = &held->sge;
+	held->pkt.sg_dev = NULL;
 	held->pkt.num_sge = 1;
 	INIT_DELAYED_WORK(&held->work, fn);
 	held->waiting = waiting;
@@ -585,11 +637,10 @@ static enum sib_delivery deliver_to_sm(struct sib_pkt *pkt)
 static u8 mad_class(const struct sib_pkt *pkt)
 {
 	struct ib_mad_hdr hdr;
-	struct ib_sge sge = { .addr = (uintptr_t)&hdr, .length = sizeof(hdr) };
 
 	if (pkt->length < sizeof(hdr))
 		return 0;
-	sib_sg_copy(&sge, 1, 0, pkt->sg, pkt->num_sge, sizeof(hdr));
+	sib_copy_out(&hdr, pkt, sizeof(hdr));
 	return hdr.mgmt_class;
 }
 
@@ -673,12 +724,11 @@ static bool is_mad(const struct sib_pkt *pkt)
 static bool cm_mad_held(const struct sib_pkt *pkt, enum sib_cm_hold hold)
 {
 	struct ib_mad_hdr hdr;
-	struct ib_sge sge = { .addr = (uintptr_t)&hdr, .length = sizeof(hdr) };
 
 	if (hold == SIB_CM_HOLD_NONE || pkt->dst_qpn != 1 ||
 	    pkt->length < sizeof(hdr))
 		return false;
-	sib_sg_copy(&sge, 1, 0, pkt->sg, pkt->num_sge, sizeof(hdr));
+	sib_copy_out(&hdr, pkt, sizeof(hdr));
 	if (hdr.mgmt_class != IB_MGMT_CLASS_CM)
 		return false;
 	return hold == SIB_CM_HOLD_ALL || hdr.attr_id == CM_REQ_ATTR_ID;
@@ -731,8 +781,8 @@ enum sib_delivery sib_deliver(struct sib_pkt *pkt)
 
 	if (pkt->src_port) {
 		sib_count(pkt->src_port, SIB_CNT_TX_PKTS, 1);
-		sib_count(pkt->src_port, SIB_CNT_TX_BYTES, pkt->length);
-		link_count(pkt->src_port, pkt, true, mcast);
+		sib_count(pkt->src_port, SIB_CNT_TX_BYTES, wire_len(pkt));
+		sib_link_count(pkt->src_port, pkt, wire_len(pkt), true, mcast);
 		sib_ipoib_count(pkt);
 	}
 	if (sib_injected_fault(pkt))

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * What IPoIB sends, as the fabric sees it: each message a non-special QP
+ * What IPoIB sends, as the fabric sees it: each send a non-special QP
  * puts on the wire is counted once, on its sending port, by transport and
  * by what the 4-byte IPoIB header (and for IPv6, the headers after it)
  * says it carries.  Per-CPU counters: no lock on the send path.
@@ -30,21 +30,6 @@ const char *const sib_ipoib_class_names[SIB_IPOIB_CLASSES] = {
 	[SIB_IPOIB_ND] = "nd",
 	[SIB_IPOIB_OTHER] = "other",
 };
-
-/* The payload's first bytes, wherever the gather list keeps them. */
-static u32 peek(const struct sib_pkt *pkt, u8 *buf, u32 want)
-{
-	u32 i, got = 0;
-
-	want = min(want, pkt->length);
-	for (i = 0; i < pkt->num_sge && got < want; i++) {
-		u32 n = min(want - got, pkt->sg[i].length);
-
-		memcpy(buf + got, (void *)(uintptr_t)pkt->sg[i].addr, n);
-		got += n;
-	}
-	return got;
-}
 
 static enum sib_ipoib_class classify(const u8 *p, u32 len)
 {
@@ -78,7 +63,8 @@ void sib_ipoib_count(const struct sib_pkt *pkt)
 	u8 head[PEEK_LEN];
 	u32 len;
 
-	if (!pkt->src_qp || !pkt->src_port || pkt->resent)
+	if (!pkt->src_qp || !pkt->src_port || pkt->resent ||
+	    pkt->op != SIB_OP_SEND)
 		return;
 	switch (pkt->src_qp->type) {
 	case IB_QPT_UD:
@@ -93,7 +79,7 @@ void sib_ipoib_count(const struct sib_pkt *pkt)
 	default:
 		return;		/* QP0 and QP1 carry MADs */
 	}
-	len = peek(pkt, head, sizeof(head));
+	len = sib_copy_out(head, pkt, sizeof(head));
 	this_cpu_inc(pkt->src_port->stats->ipoib[t][classify(head, len)]);
 }
 

@@ -29,6 +29,12 @@ const char *const sib_counter_names[SIB_NR_COUNTERS] = {
 	[SIB_CNT_LINK_DOWNED] = "link_downed",
 	[SIB_CNT_VL15_DROPPED] = "vl15_dropped",
 	[SIB_CNT_DROP_UNROUTED] = "drop_unrouted",
+	[SIB_CNT_RDMA_WRITES] = "rdma_writes",
+	[SIB_CNT_RDMA_WRITE_BYTES] = "rdma_write_bytes",
+	[SIB_CNT_RDMA_READS] = "rdma_reads",
+	[SIB_CNT_RDMA_READ_BYTES] = "rdma_read_bytes",
+	[SIB_CNT_RKEY_VIOLATIONS] = "rkey_violations",
+	[SIB_CNT_REMOTE_INVALIDATES] = "remote_invalidates",
 };
 
 /* 0x0000 and 0x8000 are reserved: they never match anything. */

@@ -161,6 +161,7 @@ static struct sib_dev *create_device(u32 index)
 	sdev->index = index;
 	sdev->nports = ports;
 	xa_init_flags(&sdev->qps, XA_FLAGS_ALLOC);
+	xa_init_flags(&sdev->mrs, XA_FLAGS_ALLOC);
 	sdev->next_qpn = 0x48 + index * 0x100;
 	sdev->cq_events = alloc_percpu(struct sib_cq_event_stats);
 	if (!sdev->cq_events) {
@@ -223,6 +224,7 @@ static void destroy_device(struct sib_dev *sdev)
 		free_percpu(sdev->port[p].stats);
 	free_percpu(sdev->cq_events);
 	xa_destroy(&sdev->qps);
+	xa_destroy(&sdev->mrs);
 	ib_dealloc_device(&sdev->ibdev);
 	platform_device_unregister(sib_pdev[index]);
 	sib_pdev[index] = NULL;
@@ -296,6 +298,8 @@ static void __exit sib_exit(void)
 	/* A connection's set-up still held would stall the unregister. */
 	sib_qp_rtr_hold(false);
 	destroy_all();
+	/* Regions freed after a grace period: their callbacks are ours. */
+	rcu_barrier();
 	sib_switch_exit();
 	sib_fabric_drop_held();
 	sib_debugfs_exit();

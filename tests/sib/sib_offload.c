@@ -18,26 +18,27 @@
 
 #define IPOIB_ENCAP_LEN	4
 
-/* Checksum len bytes of a scatter list starting at byte off. */
-static __wsum sge_csum(const struct ib_sge *sg, u32 nsge, u32 off, u32 len)
+/* Checksum len bytes of a receive WQE's list starting at byte off. */
+static __wsum wqe_csum(struct sib_dev *sdev, const struct sib_recv_wqe *wqe,
+		       u32 off, u32 len)
 {
+	struct sib_cursor c;
 	__wsum sum = 0;
-	u32 i, pos = 0;
+	u32 pos = 0;
 
-	for (i = 0; i < nsge && len; i++) {
+	sib_cursor_init(&c, sdev, wqe->sg, wqe->num_sge);
+	sib_cursor_skip(&c, off);
+	while (len) {
 		u32 n;
+		void *p = sib_cursor_map(&c, &n);
 
-		if (off >= sg[i].length) {
-			off -= sg[i].length;
-			continue;
-		}
-		n = min(len, sg[i].length - off);
-		sum = csum_block_add(sum,
-				     csum_partial((void *)(uintptr_t)(sg[i].addr + off),
-						  n, 0), pos);
+		if (!p)
+			break;
+		n = min(n, len);
+		sum = csum_block_add(sum, csum_partial(p, n, 0), pos);
+		sib_cursor_skip(&c, n);
 		pos += n;
 		len -= n;
-		off = 0;
 	}
 	return sum;
 }
@@ -106,22 +107,26 @@ static __sum16 *l4_check_field(u8 *msg, u32 avail, const struct l4_view *v)
 
 /*
  * Fill in the IPv4 header checksum and the TCP or UDP checksum of a
- * message just copied into a receive WQE at offset.  Returns true when the
- * checksums are now known good.
+ * message just copied into a receive WQE (of sdev) at offset.  Returns
+ * true when the checksums are now known good.  The headers must be
+ * contiguous in the receiver's memory, as they are in an IPoIB buffer.
  */
-bool sib_csum_fill(const struct sib_pkt *pkt, struct sib_recv_wqe *wqe,
-		   u32 offset)
+bool sib_csum_fill(struct sib_dev *sdev, const struct sib_pkt *pkt,
+		   struct sib_recv_wqe *wqe, u32 offset)
 {
-	u32 avail;
+	struct sib_cursor c;
 	struct l4_view v;
 	__sum16 *check;
+	u32 avail;
 	__wsum sum;
 	u8 *msg;
 
-	if (!wqe->num_sge || wqe->sg[0].length <= offset)
+	sib_cursor_init(&c, sdev, wqe->sg, wqe->num_sge);
+	sib_cursor_skip(&c, offset);
+	msg = sib_cursor_map(&c, &avail);
+	if (!msg)
 		return false;
-	msg = (u8 *)(uintptr_t)(wqe->sg[0].addr + offset);
-	avail = min(wqe->sg[0].length - offset, pkt->length);
+	avail = min(avail, pkt->length);
 	if (!parse_l3(msg, avail, pkt->length, &v))
 		return false;
 
@@ -135,7 +140,7 @@ bool sib_csum_fill(const struct sib_pkt *pkt, struct sib_recv_wqe *wqe,
 		return false;
 
 	*check = 0;
-	sum = sge_csum(wqe->sg, wqe->num_sge, offset + v.offset, v.len);
+	sum = wqe_csum(sdev, wqe, offset + v.offset, v.len);
 	if (v.ip4)
 		*check = csum_tcpudp_magic(v.ip4->saddr, v.ip4->daddr, v.len,
 					   v.proto, sum);

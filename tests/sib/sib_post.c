@@ -4,6 +4,10 @@
  * context: the send queue is drained by whichever context finds it idle, so
  * messages of one QP leave in order.  RC waits out receiver-not-ready NAKs
  * with the responder's timer and gives up after rnr_retry attempts.
+ * Besides sends: RDMA WRITE (with immediate) and READ on connected QPs,
+ * SEND_WITH_INV on RC, and the local memory operations REG_MR and
+ * LOCAL_INV, executed in their turn in the queue.  The lkeys of a request
+ * are checked when it executes, as an HCA does (IBA 10.6.3).
  */
 #include <rdma/ib_mad.h>
 #include "sib.h"
@@ -35,8 +39,6 @@ int sib_wq_add_recv(struct sib_wq *wq, const struct ib_recv_wr *wr)
 		return -ENOMEM;
 	wqe = sib_wq_entry(wq, wq->tail);
 	for (i = 0; i < wr->num_sge; i++) {
-		if (!sib_lkey_ok(wr->sg_list[i].lkey))
-			return -EINVAL;
 		wqe->sg[i] = wr->sg_list[i];
 		length += wr->sg_list[i].length;
 	}
@@ -119,16 +121,65 @@ static u8 *lso_header(const struct sib_qp *qp, struct sib_send_wqe *wqe)
 	return (u8 *)&wqe->sg[qp->sq.max_sge];
 }
 
+/* Memory operations on the HCA itself: nothing goes on the wire. */
+static bool is_local_op(enum ib_wr_opcode opcode)
+{
+	return opcode == IB_WR_REG_MR || opcode == IB_WR_LOCAL_INV;
+}
+
+/* The operations each transport has (IBA 9.4); no atomics. */
 static int check_opcode(const struct sib_qp *qp, const struct ib_send_wr *wr)
 {
+	bool connected = qp->type == IB_QPT_RC || qp->type == IB_QPT_UC;
+
 	switch (wr->opcode) {
 	case IB_WR_SEND:
 	case IB_WR_SEND_WITH_IMM:
 		return 0;
 	case IB_WR_LSO:
 		return qp->lso ? 0 : -EINVAL;
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		return connected ? 0 : -EINVAL;
+	case IB_WR_RDMA_READ:
+	case IB_WR_SEND_WITH_INV:
+		return qp->type == IB_QPT_RC ? 0 : -EINVAL;
+	case IB_WR_REG_MR:
+		if (!reg_wr(wr)->mr ||
+		    reg_wr(wr)->mr->device != qp->ibqp.device ||
+		    reg_wr(wr)->mr->type != IB_MR_TYPE_MEM_REG)
+			return -EINVAL;
+		fallthrough;
+	case IB_WR_LOCAL_INV:
+		return connected || qp->type == IB_QPT_UD ? 0 : -EINVAL;
 	default:
-		return -EINVAL;	/* no RDMA or atomics here */
+		return -EINVAL;
+	}
+}
+
+/* Under the SQ lock: what only some operations carry. */
+static void queue_op_fields(struct sib_send_wqe *wqe,
+			    const struct ib_send_wr *wr)
+{
+	switch (wr->opcode) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+	case IB_WR_RDMA_READ:
+		wqe->remote_addr = rdma_wr(wr)->remote_addr;
+		wqe->rkey = rdma_wr(wr)->rkey;
+		break;
+	case IB_WR_SEND_WITH_INV:
+	case IB_WR_LOCAL_INV:
+		wqe->inv_key = wr->ex.invalidate_rkey;
+		break;
+	case IB_WR_REG_MR:
+		wqe->reg_mr = container_of(reg_wr(wr)->mr, struct sib_mr,
+					   ibmr);
+		wqe->reg_key = reg_wr(wr)->key;
+		wqe->reg_access = reg_wr(wr)->access;
+		break;
+	default:
+		break;
 	}
 }
 
@@ -149,7 +200,7 @@ static int queue_send(struct sib_qp *qp, const struct ib_send_wr *wr)
 		return -ENOMEM;
 
 	wqe = sib_wq_entry(&qp->sq, qp->sq.tail);
-	if (is_ud_like(qp->type)) {
+	if (is_ud_like(qp->type) && !is_local_op(wr->opcode)) {
 		const struct ib_ud_wr *ud = ud_wr(wr);
 
 		if (!ud->ah)
@@ -175,6 +226,7 @@ static int queue_send(struct sib_qp *qp, const struct ib_send_wr *wr)
 	}
 	if (length > 0x80000000)
 		return -EINVAL;
+	queue_op_fields(wqe, wr);
 	wqe->wr_id = wr->wr_id;
 	wqe->rnr_nakked = false;
 	wqe->opcode = wr->opcode;
@@ -241,10 +293,69 @@ static int deliver_status(const struct sib_qp *qp, enum sib_delivery res)
 		return -EAGAIN;
 	case SIB_REMOTE_ERROR:
 		return IB_WC_REM_INV_REQ_ERR;
+	case SIB_REMOTE_ACCESS:
+		return IB_WC_REM_ACCESS_ERR;
+	case SIB_REMOTE_OP_ERROR:
+		return IB_WC_REM_OP_ERR;
 	case SIB_NO_RESPONDER:
 	default:
 		return IB_WC_RETRY_EXC_ERR;
 	}
+}
+
+/* REG_MR and LOCAL_INV: nothing goes on the wire.  A WC status. */
+static int execute_local(struct sib_qp *qp, const struct sib_send_wqe *wqe)
+{
+	if (wqe->opcode == IB_WR_REG_MR)
+		return sib_mr_fast_reg(qp, wqe);
+	return sib_mr_invalidate(qp, wqe->inv_key) ? IB_WC_LOC_PROT_ERR :
+						     IB_WC_SUCCESS;
+}
+
+/*
+ * The lkeys of the request's list in the QP's PD: a gather list is read,
+ * an RDMA READ's list is written.
+ */
+static bool lkeys_ok(struct sib_qp *qp, const struct sib_send_wqe *wqe)
+{
+	int access = wqe->opcode == IB_WR_RDMA_READ ? IB_ACCESS_LOCAL_WRITE : 0;
+	int ret;
+
+	rcu_read_lock();
+	ret = sib_sgl_check(qp->sdev, qp->ibqp.pd, wqe->sg, wqe->num_sge,
+			    wqe->length, access);
+	rcu_read_unlock();
+	return !ret;
+}
+
+/* What a connected QP's request asks of its peer. */
+static void connected_request(struct sib_pkt *pkt, struct sib_qp *qp,
+			      const struct sib_send_wqe *wqe)
+{
+	struct sib_port *port = pkt->src_port;
+
+	pkt->dlid = qp->dest.dlid;
+	pkt->sl = qp->dest.sl;
+	pkt->dst_qpn = qp->dest_qpn;
+	pkt->pkey = sib_pkey_at(port, qp->pkey_index);
+	switch (wqe->opcode) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		pkt->op = SIB_OP_WRITE;
+		break;
+	case IB_WR_RDMA_READ:
+		pkt->op = SIB_OP_READ;
+		break;
+	case IB_WR_SEND_WITH_INV:
+		pkt->with_inv = true;
+		pkt->inv_rkey = wqe->inv_key;
+		fallthrough;
+	default:
+		pkt->op = SIB_OP_SEND;
+		return;
+	}
+	pkt->remote_addr = wqe->remote_addr;
+	pkt->rkey = wqe->rkey;
 }
 
 /* Put one WQE on the wire: a WC status, or -EAGAIN for an RNR NAK. */
@@ -257,20 +368,28 @@ static int execute(struct sib_qp *qp, struct sib_send_wqe *wqe, u8 *rnr_timer)
 		.slid = READ_ONCE(port->lid),
 		.src_qpn = qp->ibqp.qp_num,
 		.sw_port = port->fabric_index + 1,
-		.with_imm = wqe->opcode == IB_WR_SEND_WITH_IMM,
+		.with_imm = wqe->opcode == IB_WR_SEND_WITH_IMM ||
+			    wqe->opcode == IB_WR_RDMA_WRITE_WITH_IMM,
 		.imm = wqe->imm,
 		.solicited = wqe->send_flags & IB_SEND_SOLICITED,
 		.length = wqe->length,
 		.num_sge = wqe->num_sge,
 		.sg = wqe->sg,
+		.sg_dev = qp->sdev,
 		.resent = wqe->rnr_nakked,
 	};
 	enum sib_delivery res;
-	u32 i;
 
-	for (i = 0; i < wqe->num_sge; i++)
-		if (!sib_lkey_ok(wqe->sg[i].lkey))
-			return IB_WC_LOC_PROT_ERR;
+	if (is_local_op(wqe->opcode))
+		return execute_local(qp, wqe);
+	if (!lkeys_ok(qp, wqe))
+		return IB_WC_LOC_PROT_ERR;
+	if (wqe->opcode == IB_WR_RDMA_READ && !READ_ONCE(qp->max_rd_atomic)) {
+		pr_warn_ratelimited("sib: %s: QP 0x%x may not issue an RDMA READ: initiator depth 0 (max_rd_atomic)\n",
+				    dev_name(&qp->sdev->ibdev.dev),
+				    qp->ibqp.qp_num);
+		return IB_WC_LOC_QP_OP_ERR;
+	}
 	/* SMPs flow once the link is up; everything else waits for ACTIVE. */
 	if (!sib_port_passes(port, qp->type == IB_QPT_SMI)) {
 		sib_count(port, SIB_CNT_DROP_PORT_DOWN, 1);
@@ -300,10 +419,7 @@ static int execute(struct sib_qp *qp, struct sib_send_wqe *wqe, u8 *rnr_timer)
 		if (pkt.csum_ok)
 			sib_count(port, SIB_CNT_CSUM_OFFLOADS, 1);
 	} else {
-		pkt.dlid = qp->dest.dlid;
-		pkt.sl = qp->dest.sl;
-		pkt.dst_qpn = qp->dest_qpn;
-		pkt.pkey = sib_pkey_at(port, qp->pkey_index);
+		connected_request(&pkt, qp, wqe);
 	}
 
 	rcu_read_lock();
@@ -315,7 +431,21 @@ static int execute(struct sib_qp *qp, struct sib_send_wqe *wqe, u8 *rnr_timer)
 
 static enum ib_wc_opcode wc_opcode(enum ib_wr_opcode opcode)
 {
-	return opcode == IB_WR_LSO ? IB_WC_LSO : IB_WC_SEND;
+	switch (opcode) {
+	case IB_WR_LSO:
+		return IB_WC_LSO;
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		return IB_WC_RDMA_WRITE;
+	case IB_WR_RDMA_READ:
+		return IB_WC_RDMA_READ;
+	case IB_WR_REG_MR:
+		return IB_WC_REG_MR;
+	case IB_WR_LOCAL_INV:
+		return IB_WC_LOCAL_INV;
+	default:
+		return IB_WC_SEND;
+	}
 }
 
 /*

@@ -264,6 +264,13 @@ static void apply_attrs(struct sib_qp *qp, struct ib_qp_attr *attr, int mask)
 		qp->retry_cnt = attr->retry_cnt;
 	if (mask & IB_QP_TIMEOUT)
 		qp->timeout = attr->timeout;
+	/* Read by the fabric without a lock. */
+	if (mask & IB_QP_ACCESS_FLAGS)
+		WRITE_ONCE(qp->access_flags, attr->qp_access_flags);
+	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
+		WRITE_ONCE(qp->max_rd_atomic, attr->max_rd_atomic);
+	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
+		WRITE_ONCE(qp->max_dest_rd_atomic, attr->max_dest_rd_atomic);
 }
 
 /* Change state with both queues locked, so senders and receivers agree. */
@@ -288,17 +295,32 @@ static enum ib_qp_state set_state(struct sib_qp *qp, enum ib_qp_state state)
 	return old;
 }
 
+/* An affiliated asynchronous event, raised from work as from an EQ. */
+void sib_qp_event(struct sib_qp *qp, enum ib_event_type type)
+{
+	if (WARN_ON_ONCE(type >= BITS_PER_LONG))
+		return;
+	set_bit(type, &qp->events);
+	queue_work(sib_fabric.wq, &qp->event_work);
+}
+
 void sib_qp_event_work(struct work_struct *work)
 {
 	struct sib_qp *qp = container_of(work, struct sib_qp, event_work);
 	struct ib_event ev = {
 		.device = qp->ibqp.device,
 		.element.qp = &qp->ibqp,
-		.event = IB_EVENT_QP_LAST_WQE_REACHED,
 	};
+	unsigned int type;
 
-	if (qp->ibqp.event_handler)
-		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+	/* In enum order: an access error comes before the last WQE. */
+	for (type = 0; type < BITS_PER_LONG; type++) {
+		if (!test_and_clear_bit(type, &qp->events))
+			continue;
+		ev.event = type;
+		if (qp->ibqp.event_handler)
+			qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+	}
 }
 
 /*
@@ -313,7 +335,7 @@ void sib_qp_set_error(struct sib_qp *qp)
 	sib_sq_run(qp);
 	sib_flush_rq(qp);
 	if (qp->ibqp.srq)
-		queue_work(sib_fabric.wq, &qp->event_work);
+		sib_qp_event(qp, IB_EVENT_QP_LAST_WQE_REACHED);
 }
 
 /*
@@ -424,6 +446,9 @@ int sib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	attr->rnr_retry = qp->rnr_retry;
 	attr->retry_cnt = qp->retry_cnt;
 	attr->timeout = qp->timeout;
+	attr->qp_access_flags = qp->access_flags;
+	attr->max_rd_atomic = qp->max_rd_atomic;
+	attr->max_dest_rd_atomic = qp->max_dest_rd_atomic;
 	attr->sq_draining = attr->qp_state == IB_QPS_SQD;
 
 	init->qp_type = qp->type;

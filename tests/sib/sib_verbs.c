@@ -1,22 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Device and port queries, protection domains, memory regions and address
- * handles: the verbs that hold no traffic.
+ * Device and port queries, protection domains and address handles: the
+ * verbs that hold no traffic (memory regions are sib_mr.c's).
  */
 #include <linux/module.h>
 #include <rdma/ib_mad.h>
 #include "sib.h"
-
-/* lkeys of DMA MRs carry this tag; 0 is the device's local DMA lkey. */
-#define SIB_DMA_MR_TAG		0xd1000000
-#define SIB_DMA_MR_TAG_MASK	0xff000000
-
-static atomic_t next_mr_key = ATOMIC_INIT(0);
-
-bool sib_lkey_ok(u32 lkey)
-{
-	return !lkey || (lkey & SIB_DMA_MR_TAG_MASK) == SIB_DMA_MR_TAG;
-}
 
 static int sib_query_device(struct ib_device *ibdev,
 			    struct ib_device_attr *attr,
@@ -29,7 +18,8 @@ static int sib_query_device(struct ib_device *ibdev,
 	attr->fw_ver = 1;
 	attr->sys_image_guid = ibdev->node_guid;
 	attr->max_mr_size = U64_MAX;
-	attr->page_size_cap = PAGE_SIZE;
+	/* Fast registration takes pages of 4 KiB to 1 GiB. */
+	attr->page_size_cap = GENMASK_ULL(30, 12);
 	attr->vendor_id = SIB_VENDOR_ID;
 	attr->vendor_part_id = 1;
 	attr->hw_ver = 1;
@@ -39,7 +29,8 @@ static int sib_query_device(struct ib_device *ibdev,
 				 IB_DEVICE_BAD_QKEY_CNTR |
 				 IB_DEVICE_PORT_ACTIVE_EVENT |
 				 IB_DEVICE_SYS_IMAGE_GUID |
-				 IB_DEVICE_RC_RNR_NAK_GEN;
+				 IB_DEVICE_RC_RNR_NAK_GEN |
+				 IB_DEVICE_MEM_MGT_EXTENSIONS;
 	attr->kernel_cap_flags = IBK_LOCAL_DMA_LKEY |
 				 IBK_BLOCK_MULTICAST_LOOPBACK;
 	if (sib_csum_enabled)
@@ -48,11 +39,13 @@ static int sib_query_device(struct ib_device *ibdev,
 		attr->kernel_cap_flags |= IBK_UD_TSO;
 	attr->max_send_sge = SIB_MAX_SGE;
 	attr->max_recv_sge = SIB_MAX_SGE;
+	attr->max_sge_rd = SIB_MAX_SGE;
 	attr->max_cq = 16384;
 	attr->max_cqe = 65535;
-	attr->max_mr = 65536;
-	attr->max_pd = 65536;
-	/* Depths the CM negotiates; only SEND is carried out, though. */
+	attr->max_mr = SIB_MAX_MRS;
+	attr->max_pd = SIB_MAX_PDS;
+	attr->max_fast_reg_page_list_len = SIB_MAX_FR_PAGES;
+	/* RDMA READ depths the CM negotiates, each end. */
 	attr->max_qp_rd_atom = SIB_MAX_RD_ATOMIC;
 	attr->max_qp_init_rd_atom = SIB_MAX_RD_ATOMIC;
 	attr->max_res_rd_atom = SIB_MAX_RD_ATOMIC * attr->max_qp;
@@ -168,7 +161,12 @@ static void sib_get_dev_fw_str(struct ib_device *ibdev, char *str)
 
 static int sib_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
-	atomic_inc(&to_sdev(ibpd->device)->nr_pds);
+	struct sib_dev *sdev = to_sdev(ibpd->device);
+
+	if (atomic_inc_return(&sdev->nr_pds) > SIB_MAX_PDS) {
+		atomic_dec(&sdev->nr_pds);
+		return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -178,32 +176,12 @@ static int sib_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	return 0;
 }
 
-static struct ib_mr *sib_get_dma_mr(struct ib_pd *ibpd, int access)
-{
-	struct sib_mr *mr = kzalloc(sizeof(*mr), GFP_KERNEL);
-	u32 key;
-
-	if (!mr)
-		return ERR_PTR(-ENOMEM);
-	key = SIB_DMA_MR_TAG |
-	      ((atomic_inc_return(&next_mr_key) & 0xffff) << 8);
-	mr->ibmr.lkey = key;
-	mr->ibmr.rkey = key;
-	return &mr->ibmr;
-}
-
 /* Kernel consumers only: there is no user verbs support. */
 static struct ib_mr *sib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 len,
 				     u64 iova, int access,
 				     struct ib_udata *udata)
 {
 	return ERR_PTR(-EOPNOTSUPP);
-}
-
-static int sib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
-{
-	kfree(container_of(ibmr, struct sib_mr, ibmr));
-	return 0;
 }
 
 static int sib_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
@@ -269,6 +247,7 @@ const struct ib_device_ops sib_dev_ops = {
 	.owner = THIS_MODULE,
 	.driver_id = RDMA_DRIVER_UNKNOWN,
 
+	.alloc_mr = sib_alloc_mr,
 	.alloc_pd = sib_alloc_pd,
 	.attach_mcast = sib_attach_mcast,
 	.create_ah = sib_create_ah,
@@ -285,6 +264,7 @@ const struct ib_device_ops sib_dev_ops = {
 	.get_dev_fw_str = sib_get_dev_fw_str,
 	.get_dma_mr = sib_get_dma_mr,
 	.get_port_immutable = sib_get_port_immutable,
+	.map_mr_sg = sib_map_mr_sg,
 	.modify_cq = sib_modify_cq,
 	.modify_port = sib_modify_port,
 	.modify_qp = sib_modify_qp,
