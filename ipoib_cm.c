@@ -745,14 +745,17 @@ static void conn_quiesce(struct ipoib_cm_conn *conn)
  */
 static void conn_withdraw(struct ipoib_cm_conn *conn)
 {
-	enum ib_cm_state state = READ_ONCE(conn->id->state);
 	u8 pd[IPOIB_CM_PRIV_LEN];
 
-	if (conn->initiator && !READ_ONCE(conn->answered))
+	switch (READ_ONCE(conn->id->state)) {
+	case IB_CM_REQ_SENT:
+	case IB_CM_MRA_REQ_RCVD:
+	case IB_CM_REP_SENT:
+	case IB_CM_MRA_REP_RCVD:
 		return;
-	/* Only the RTU moves it on, and then the destroy sends a DREQ. */
-	if (state == IB_CM_REP_SENT || state == IB_CM_MRA_REP_RCVD)
-		return;
+	default:
+		break;
+	}
 	make_priv_data(conn->priv, pd);
 	if (!ib_send_cm_rej(conn->id, conn->rej_reason, NULL, 0, pd,
 			    sizeof(pd)))
@@ -1154,10 +1157,6 @@ static int cm_handler(struct ib_cm_id *id, const struct ib_cm_event *ev)
 {
 	struct ipoib_cm_conn *conn = id->context;
 
-	/* An MRA extends the wait: our REQ is still out. */
-	if (ev->event == IB_CM_REP_RECEIVED || ev->event == IB_CM_REJ_RECEIVED ||
-	    ev->event == IB_CM_REQ_ERROR)
-		WRITE_ONCE(conn->answered, true);
 	switch (ev->event) {
 	case IB_CM_REQ_RECEIVED:
 		return handle_req(id->context, id, ev);
