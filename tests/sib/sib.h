@@ -52,6 +52,7 @@ struct seq_file;
 #define SIB_MAX_MRS		65536
 #define SIB_MAX_PDS		65536
 #define SIB_MAX_LSO_HDR		256
+#define SIB_MAX_SEND_DELAY_US	1000	/* udelay(), with bottom halves off */
 #define SIB_SUBNET_PREFIX	0xfe80000000000000ULL
 #define SIB_QKEY_CONTROLLED	0x80000000
 #define SIB_SM_GUID		0x5eb1b0ff00000001ULL
@@ -548,6 +549,7 @@ extern bool sib_srq_enabled;
 extern bool sib_csum_enabled;
 extern bool sib_lso_enabled;
 extern bool sib_cq_irq;
+extern unsigned int sib_send_delay_us;
 
 static inline struct sib_dev *to_sdev(struct ib_device *ibdev)
 {

@@ -50,6 +50,31 @@ bool sib_cq_irq;
 module_param_named(cq_irq, sib_cq_irq, bool, 0644);
 MODULE_PARM_DESC(cq_irq, "Raise completion events as an interrupt on the CPU of the CQ's vector, as an HCA does, not in the poster's context (default N)");
 
+static int send_delay_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int us;
+	int ret = kstrtouint(val, 0, &us);
+
+	if (ret)
+		return ret;
+	if (us > SIB_MAX_SEND_DELAY_US) {
+		pr_warn("sib: send_delay_us %u is over the limit of %u\n", us,
+			SIB_MAX_SEND_DELAY_US);
+		return -ERANGE;
+	}
+	WRITE_ONCE(*(unsigned int *)kp->arg, us);
+	return 0;
+}
+
+static const struct kernel_param_ops send_delay_ops = {
+	.set = send_delay_set,
+	.get = param_get_uint,
+};
+
+unsigned int sib_send_delay_us;
+module_param_cb(send_delay_us, &send_delay_ops, &sib_send_delay_us, 0644);
+MODULE_PARM_DESC(send_delay_us, "Microseconds each send, RDMA or atomic request takes to execute, in the poster's context: posts, drains and flushes then overlap it (default 0)");
+
 struct sib_fabric sib_fabric;
 
 static struct platform_device *sib_pdev[SIB_MAX_DEVICES];

@@ -9,6 +9,7 @@
  * LOCAL_INV, executed in their turn in the queue.  The lkeys of a request
  * are checked when it executes, as an HCA does (IBA 10.6.3).
  */
+#include <linux/delay.h>
 #include <rdma/ib_mad.h>
 #include "sib.h"
 
@@ -379,11 +380,15 @@ static int execute(struct sib_qp *qp, struct sib_send_wqe *wqe, u8 *rnr_timer)
 		.resent = wqe->rnr_nakked,
 	};
 	enum sib_delivery res;
+	unsigned int delay;
 
 	if (is_local_op(wqe->opcode))
 		return execute_local(qp, wqe);
 	if (!lkeys_ok(qp, wqe))
 		return IB_WC_LOC_PROT_ERR;
+	delay = READ_ONCE(sib_send_delay_us);
+	if (delay && qp->type != IB_QPT_SMI && qp->type != IB_QPT_GSI)
+		udelay(delay);
 	if (wqe->opcode == IB_WR_RDMA_READ && !READ_ONCE(qp->max_rd_atomic)) {
 		pr_warn_ratelimited("sib: %s: QP 0x%x may not issue an RDMA READ: initiator depth 0 (max_rd_atomic)\n",
 				    dev_name(&qp->sdev->ibdev.dev),
