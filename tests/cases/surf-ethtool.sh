@@ -132,11 +132,15 @@ assert_eq "$(et -g "$a" | awk '/^TX:/ { n++; if (n == 2) print $2 }')" 256 "TX r
 assert_eq "$(et -g "$a" | awk '/^RX:/ { print $2; exit }')" 8192 "RX ring maximum"
 addr0=$(ip netns exec h1 cat "/sys/class/net/$a/address")
 err0=$(stat tx_errors)
-iperf_bytes h2 10.40.0.2 h1 -t 8 >iperf.out &
+# shellcheck disable=SC2317 # called through wait_for
+sent_over() { [ "$(netdev_stat "$a" tx_bytes h1)" -gt "$1" ]; }
+iperf_bytes h2 10.40.0.2 h1 -t 5 >iperf.out &
 iperf=$!
-sleep 2
+wait_for 10 sent_over "$(($(netdev_stat "$a" tx_bytes h1) + 2000000))" ||
+	fail "the TCP stream did not start"
 on h1 ethtool -G "$a" rx 1024 tx 128
-sleep 2
+wait_for 10 sent_over "$(($(netdev_stat "$a" tx_bytes h1) + 2000000))" ||
+	fail "the TCP stream did not go on after the first resize"
 on h1 ethtool -G "$a" rx 256 tx 1024
 wait "$iperf" || fail "the TCP stream did not survive the resizes"
 bytes=$(cat iperf.out)
