@@ -244,6 +244,7 @@ enum ipoib_counter {
 	IPOIB_CNT_TX_DROP_RING_FULL,	/* a bug: posted with no room */
 	IPOIB_CNT_TX_LSO,
 	IPOIB_CNT_TX_CSUM,
+	IPOIB_CNT_TX_LINEARIZED,	/* more fragments than the HCA's SGEs */
 	IPOIB_CNT_TX_ERRORS_WC,
 	IPOIB_CNT_TX_TIMEOUTS,
 	IPOIB_CNT_RX_DROP_NO_MEM,
