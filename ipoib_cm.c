@@ -738,15 +738,24 @@ static void conn_quiesce(struct ipoib_cm_conn *conn)
  * 4755 peer takes for a lost crossing.  Ours goes first, with the reason
  * the connection was ended for and our UD QPN (RFC 4755 3.2); where the
  * state allows none (established: the destroy sends a DREQ) the CM says
- * so and nothing is sent.  Not while our own REQ is out: only the CM's
- * destroy takes it back, with REJ Timeout (the IBA's reason for it).
+ * so and nothing is sent.  Not while our own REQ or REP is out: only the
+ * CM's destroy takes it back.  After a REJ of ours the CM would resend
+ * the REP until its retries ran out, and the destroy would wait for
+ * them (with rtnl held, on a down).
  */
 static void conn_withdraw(struct ipoib_cm_conn *conn)
 {
 	u8 pd[IPOIB_CM_PRIV_LEN];
 
-	if (conn->initiator && !READ_ONCE(conn->answered))
+	switch (READ_ONCE(conn->id->state)) {
+	case IB_CM_REQ_SENT:
+	case IB_CM_MRA_REQ_RCVD:
+	case IB_CM_REP_SENT:
+	case IB_CM_MRA_REP_RCVD:
 		return;
+	default:
+		break;
+	}
 	make_priv_data(conn->priv, pd);
 	if (!ib_send_cm_rej(conn->id, conn->rej_reason, NULL, 0, pd,
 			    sizeof(pd)))
@@ -1148,10 +1157,6 @@ static int cm_handler(struct ib_cm_id *id, const struct ib_cm_event *ev)
 {
 	struct ipoib_cm_conn *conn = id->context;
 
-	/* An MRA extends the wait: our REQ is still out. */
-	if (ev->event == IB_CM_REP_RECEIVED || ev->event == IB_CM_REJ_RECEIVED ||
-	    ev->event == IB_CM_REQ_ERROR)
-		WRITE_ONCE(conn->answered, true);
 	switch (ev->event) {
 	case IB_CM_REQ_RECEIVED:
 		return handle_req(id->context, id, ev);

@@ -132,7 +132,6 @@ struct ipoib_cm_conn {
 	enum ipoib_cm_state state;
 	u8 rej_reason;			/* for a REJ when torn down unfinished */
 	bool initiator;
-	bool answered;			/* initiator: our REQ got an answer */
 	bool shared;			/* the pair's only one: both ends send */
 	bool sid_rfc;			/* REQ to (or taken on) RFC service ID */
 	bool can_send;			/* ours to send on: initiator or shared */

@@ -39,11 +39,20 @@ static int ipoib_up(struct ipoib_dev *priv)
 /* No send, group, path or connection left; the rings freed. */
 static void ipoib_down(struct ipoib_dev *priv)
 {
+	bool was_ready;
+
 	lockdep_assert_held(&priv->state_lock);
+	/*
+	 * Not ready first: completions reaped from here on no longer wake
+	 * the queue, and a send that saw the bit set still holds the
+	 * transmit lock, which netif_tx_disable() waits for.  After it, no
+	 * send can slip in behind the drain.
+	 */
+	was_ready = test_and_clear_bit(IPOIB_QP_READY, &priv->flags);
 	netif_tx_disable(priv->dev);
 	ipoib_mcast_stop(priv);
 	ipoib_paths_flush(priv);
-	if (!test_and_clear_bit(IPOIB_QP_READY, &priv->flags))
+	if (!was_ready)
 		return;
 	ipoib_cm_down(priv);
 	ipoib_staged_drop(priv);

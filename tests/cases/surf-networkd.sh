@@ -85,8 +85,28 @@ start_networkd() {
 }
 
 stop_networkd() {
-	kill "$networkd_pid"
+	[ -n "$networkd_pid" ] || return 0
+	kill "$networkd_pid" 2>/dev/null || true
 	wait "$networkd_pid" || true
+	networkd_pid=''
+}
+# A networkd left running would take the next case's ib0 for its own.
+trap stop_networkd EXIT
+
+# show_traffic: what each end knows of the other, when a ping failed.
+show_traffic() {
+	local f
+	echo "-- neighbours: ibnd; h2's peer"
+	ip neigh show dev ibnd | sed 's/^/   /'
+	ip -n h2 neigh show dev peer | sed 's/^/   /'
+	for f in /sys/kernel/debug/ib_ipoib/ibnd/neighs /sys/kernel/debug/ib_ipoib/ibnd/cm; do
+		[ -r "$f" ] || continue
+		echo "-- $f"
+		sed 's/^/   /' "$f"
+	done
+	sib_counters sib0 1
+	sib_counters sib1 1
+	show_networkd_log
 }
 
 # link_state IFACE KEY: what networkd says of a link (its state file).
@@ -153,7 +173,7 @@ one_driver() {
 
 	step "$drv: traffic, in $mode mode"
 	wait_carrier h2 peer
-	assert ping -c 3 -i 0.2 -W 2 10.81.0.2
+	ping -c 3 -i 0.2 -W 2 10.81.0.2 || { show_traffic; fail "no ping through ibnd"; }
 	# Larger than a UD packet can be: only a connection carries it whole.
 	[ "$mode" != connected ] || assert ping -c 2 -i 0.2 -W 2 -M "do" -s 3900 10.81.0.2
 

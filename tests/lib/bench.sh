@@ -254,6 +254,35 @@ bench_rr_both() {
 	result "lat99b_$tag" "$b" "$r" "$(field "$out" b_p99_us)"
 }
 
+# nvme_read_run DISK: sequential 1 MiB reads with O_DIRECT from /dev/DISK
+# for BENCH_SECS, 32 MiB per dd, wrapping at the end of the device; prints
+# MB/s (10^6 bytes), or nothing when a read failed.
+nvme_read_run() {
+	local disk=$1 mib=0 off=0 size t0 t
+	size=$(($(cat "/sys/class/block/$disk/size") / 2048 - 32))
+	t0=$EPOCHREALTIME
+	while :; do
+		dd if="/dev/$disk" of=/dev/null bs=1M count=32 skip="$off" \
+			iflag=direct status=none || return 0
+		mib=$((mib + 32))
+		off=$(((off + 32) % size))
+		t=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { print b - a }')
+		awk -v t="$t" -v s="$BENCH_SECS" 'BEGIN { exit !(t >= s) }' && break
+	done
+	echo "nvme_read_run: $mib MiB from /dev/$disk in $t s" >&2
+	awk -v m="$mib" -v t="$t" 'BEGIN { printf "%.1f\n", m * 1.048576 / t }'
+}
+
+# bench_nvme_read WHO ROUND DISK: NVMe over Fabrics, sequential 1 MiB
+# reads from the namespace DISK the host connected to with WHO's driver
+# loaded (tests/bench/cases/nvmeof.sh); nvme_seq in MB/s.
+bench_nvme_read() {
+	local who=$1 r=$2 out
+	[ -n "$3" ] || { na "$who" "$r" nvme_seq; return; }
+	out=$(profiled nvme_seq "$who" "$r" nvme_read_run "$3")
+	result nvme_seq "$who" "$r" "$out"
+}
+
 # mem_kib: kernel memory in use, KiB: what is neither free nor page cache
 # (caches dropped first), and the slab's share of it ("TOTAL SLAB").  Empty
 # slabs are given back first, or whoever is measured second would reuse

@@ -51,7 +51,10 @@ nvmeof_route() {
 	done
 }
 
-# nvmeof_unroute: every pair's rules gone, the local table first again.
+# nvmeof_unroute: every pair's rules gone, the local table first again,
+# as the kernel made it: a rule of another protocol is foreign to
+# systemd-networkd, which deletes it (surf-networkd then lost its local
+# table, and with it every reply).
 nvmeof_unroute() {
 	local n
 	for n in 0 1 2 3; do
@@ -60,7 +63,8 @@ nvmeof_unroute() {
 		ip route flush table $((110 + 2 * n)) 2>/dev/null || true
 		ip route flush table $((111 + 2 * n)) 2>/dev/null || true
 	done
-	ip rule show pref 0 | grep -q 'lookup local' || ip rule add pref 0 lookup local
+	ip rule show pref 0 | grep -q 'lookup local' ||
+		ip rule add pref 0 lookup local protocol kernel
 	ip rule del pref 100 lookup local 2>/dev/null || true
 }
 

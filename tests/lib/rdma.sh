@@ -72,12 +72,15 @@ netns_id() { ip netns exec "$1" readlink /proc/self/ns/net | tr -dc 0-9; }
 # whose request rdma_cm matched to net_device DEV; both sides received
 # their message with the bytes and CRC-32 they expected; the connection
 # ended cleanly (the request, the device and the figures are in the log
-# shown above).
+# shown above).  The listener's ESTABLISHED is not required: its QP
+# carries data from the REP on, and ib_cm may handle the client's DREQ
+# before the RTU (each MAD is a work item of a per-CPU queue), after
+# which the RTU is dropped and no ESTABLISHED comes (the debug kernel
+# once showed a listener with DISCONNECTED and no ESTABLISHED).
 rp_exchanged() {
 	rp_has "CONNECT_REQUEST status 0"
 	rp_has "net_device $2 \\(netns $(netns_id "$1")\\): srv#"
 	rp_has "^cli#[0-9]+ ESTABLISHED status 0"
-	rp_has "^srv#[0-9]+ ESTABLISHED status 0"
 	assert_eq "$(rp_count 'received seq [0-9]+: [0-9]+ bytes crc32 0x[0-9a-f]+, matches')" 2 \
 		"messages received and compared (one each way)"
 	rp_lacks DIFFERS
