@@ -244,6 +244,7 @@ enum ipoib_counter {
 	IPOIB_CNT_TX_DROP_RING_FULL,	/* a bug: posted with no room */
 	IPOIB_CNT_TX_LSO,
 	IPOIB_CNT_TX_CSUM,
+	IPOIB_CNT_TX_LINEARIZED,	/* more fragments than the HCA's SGEs */
 	IPOIB_CNT_TX_ERRORS_WC,
 	IPOIB_CNT_TX_TIMEOUTS,
 	IPOIB_CNT_RX_DROP_NO_MEM,
@@ -730,6 +731,7 @@ bool ipoib_cm_xmit_new(struct ipoib_dev *priv, struct sk_buff *skb,
 		       const u8 *daddr);
 void ipoib_cm_peer_moved(struct ipoib_dev *priv, const union ib_gid *gid);
 u64 ipoib_cm_rx_pages_new(struct ipoib_dev *priv);
+unsigned int ipoib_cm_rx_mtu(const struct ipoib_dev *priv);
 struct seq_file;
 void ipoib_cm_debugfs_show(struct seq_file *m, struct ipoib_dev *priv);
 

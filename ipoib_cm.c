@@ -585,7 +585,7 @@ static int conn_create_qp(struct ipoib_cm_conn *conn)
 	if (!cm->srq && ipoib_cm_conn_receives(conn)) {
 		rq = IPOIB_CM_NOSRQ_RING;
 		attr.cap.max_recv_wr = rq;
-		attr.cap.max_recv_sge = IPOIB_CM_RX_SGE;
+		attr.cap.max_recv_sge = cm->rx_sge;
 	}
 	conn->rx_size = rq;
 	/* The drain marker goes on the send queue once it is empty. */
@@ -627,7 +627,7 @@ static int conn_modify(struct ipoib_cm_conn *conn, enum ib_qp_state state,
 
 static void make_priv_data(struct ipoib_dev *priv, u8 *pd)
 {
-	ipoib_cm_priv_make(pd, priv->qpn, IPOIB_CM_BUF_SIZE);
+	ipoib_cm_priv_make(pd, priv->qpn, ipoib_cm_rx_mtu(priv));
 }
 
 static int cm_handler(struct ib_cm_id *id, const struct ib_cm_event *ev);
@@ -1031,7 +1031,7 @@ static int handle_req(struct ipoib_dev *priv, struct ib_cm_id *id,
 	}
 	conn->sid_rfc = sid_rfc;
 	conn->type = req->qp_type;
-	conn->mtu = ipoib_cm_mtu(IPOIB_CM_BUF_SIZE, rx_mtu);
+	conn->mtu = ipoib_cm_mtu(ipoib_cm_rx_mtu(priv), rx_mtu);
 	conn->remote_qpn = req->remote_qpn;
 	conn->id = id;
 	id->context = conn;
@@ -1078,7 +1078,7 @@ static void handle_rep(struct ipoib_cm_conn *conn, struct ib_cm_id *id,
 		why = "receive MTU below 1284 in the REP";
 		goto bad_rep;
 	}
-	conn->mtu = ipoib_cm_mtu(IPOIB_CM_BUF_SIZE, rx_mtu);
+	conn->mtu = ipoib_cm_mtu(ipoib_cm_rx_mtu(priv), rx_mtu);
 	conn->remote_qpn = ev->param.rep_rcvd.remote_qpn;
 	ret = conn_modify(conn, IB_QPS_RTR, 0);
 	if (!ret)

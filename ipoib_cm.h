@@ -173,6 +173,7 @@ struct ipoib_cm_dev {
 	unsigned int nr_conns;
 	struct ipoib_rx_pages pages;	/* what receive buffers are made of */
 	struct ib_srq *srq;		/* NULL: per-QP rings */
+	unsigned int rx_sge;		/* per buffer: the head, then pages */
 	struct ipoib_cm_rx_buf *srq_ring;
 	unsigned int srq_size;
 	struct list_head cqs;		/* struct ipoib_cm_cq, the first stays */

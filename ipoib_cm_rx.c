@@ -82,13 +82,35 @@ unwind:
 
 static void rx_done(struct ib_cq *cq, struct ib_wc *wc);
 
+/*
+ * SGEs of a receive buffer: the head, then as many pages as a message
+ * needs and the HCA takes in one receive, on an SRQ or on a QP (the SRQ
+ * may fail and leave us with per-QP rings: the same size for both).
+ */
+static unsigned int rx_sges(const struct ipoib_dev *priv)
+{
+	const struct ib_device_attr *a = &priv->ca->attrs;
+	unsigned int n = min_t(unsigned int, IPOIB_CM_RX_SGE, a->max_recv_sge);
+
+	if (a->max_srq)
+		n = min_t(unsigned int, n, a->max_srq_sge);
+	return max(n, 1U);
+}
+
+/* The largest message a buffer holds: the receive MTU peers are told. */
+unsigned int ipoib_cm_rx_mtu(const struct ipoib_dev *priv)
+{
+	return min_t(unsigned int, IPOIB_CM_BUF_SIZE,
+		     IPOIB_CM_HEAD_SIZE + (rx_sges(priv) - 1) * PAGE_SIZE);
+}
+
 static int rx_post(struct ipoib_dev *priv, struct ipoib_cm_conn *conn,
 		   struct ipoib_cm_rx_buf *buf)
 {
 	struct ib_recv_wr wr = {
 		.wr_cqe = &buf->cqe,
 		.sg_list = buf->sge,
-		.num_sge = IPOIB_CM_RX_SGE,
+		.num_sge = priv->cm->rx_sge,
 	};
 	int ret;
 
@@ -113,15 +135,14 @@ static int rx_post(struct ipoib_dev *priv, struct ipoib_cm_conn *conn,
 /* A whole buffer, its scatter list made once: only addresses change. */
 static int rx_fill(struct ipoib_dev *priv, struct ipoib_cm_rx_buf *buf)
 {
+	unsigned int i, nsge = priv->cm->rx_sge;
 	u64 mapping[IPOIB_CM_RX_SGE];
-	unsigned int i;
 	int ret;
 
-	ret = rx_alloc(priv, IPOIB_CM_RX_PAGES, NULL, &buf->skb, buf->pages,
-		       mapping);
+	ret = rx_alloc(priv, nsge - 1, NULL, &buf->skb, buf->pages, mapping);
 	if (ret)
 		return ret;
-	for (i = 0; i < IPOIB_CM_RX_SGE; i++) {
+	for (i = 0; i < nsge; i++) {
 		buf->sge[i].addr = mapping[i];
 		buf->sge[i].length = i ? PAGE_SIZE : IPOIB_CM_HEAD_SIZE;
 		buf->sge[i].lkey = priv->pd->local_dma_lkey;
@@ -256,19 +277,23 @@ int ipoib_cm_rx_init(struct ipoib_dev *priv)
 {
 	const struct ib_device_attr *a = &priv->ca->attrs;
 	struct ipoib_cm_dev *cm = priv->cm;
-	struct ib_srq_init_attr attr = {
-		.srq_type = IB_SRQT_BASIC,
-		.attr = { .max_sge = IPOIB_CM_RX_SGE },
-	};
-	unsigned int i;
+	struct ib_srq_init_attr attr = { .srq_type = IB_SRQT_BASIC };
+	unsigned int i, rx_mtu = ipoib_cm_rx_mtu(priv);
 	int ret;
 
 	cm->srq = NULL;
+	if (!ipoib_cm_rx_mtu_usable(rx_mtu)) {
+		netdev_warn(priv->dev, "connected mode refused: %u-byte receives are too small (max_recv_sge %d, max_srq_sge %d)\n",
+			    rx_mtu, a->max_recv_sge, a->max_srq_sge);
+		return -EOPNOTSUPP;
+	}
+	cm->rx_sge = rx_sges(priv);
+	attr.attr.max_sge = cm->rx_sge;
 	ret = ipoib_rx_pages_init(priv, &cm->pages, 0, 0, PAGE_SIZE,
 				  IPOIB_CM_POOL_CACHE);
 	if (ret)
 		return ret;
-	if (!a->max_srq || a->max_srq_sge < IPOIB_CM_RX_SGE)
+	if (!a->max_srq)
 		return 0;
 	cm->srq_size = min_t(unsigned int, ipoib_recvq_size, a->max_srq_wr);
 	attr.attr.max_wr = cm->srq_size;

@@ -21,6 +21,7 @@ static const char *const ipoib_counter_names[IPOIB_NR_COUNTERS] = {
 	[IPOIB_CNT_TX_DROP_RING_FULL]	= "tx_drop_ring_full",
 	[IPOIB_CNT_TX_LSO]		= "tx_lso",
 	[IPOIB_CNT_TX_CSUM]		= "tx_csum",
+	[IPOIB_CNT_TX_LINEARIZED]	= "tx_linearized",
 	[IPOIB_CNT_TX_ERRORS_WC]	= "tx_errors_wc",
 	[IPOIB_CNT_TX_TIMEOUTS]		= "tx_timeouts",
 	[IPOIB_CNT_RX_DROP_NO_MEM]	= "rx_drop_no_mem",

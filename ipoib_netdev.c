@@ -135,7 +135,7 @@ unsigned int ipoib_ud_group_mtu(const struct ipoib_dev *priv)
 unsigned int ipoib_mode_max_mtu(const struct ipoib_dev *priv)
 {
 	if (ipoib_mode_connected(priv))
-		return IPOIB_CM_MAX_MTU;
+		return ipoib_cm_rx_mtu(priv) - IPOIB_ENCAP_LEN;
 	return ipoib_ud_payload_mtu(priv);
 }
 

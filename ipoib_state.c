@@ -263,7 +263,7 @@ int ipoib_set_mode(struct ipoib_dev *priv, bool connected,
 	netdev_update_features(dev);
 	if (connected) {
 		dev->max_mtu = ipoib_mode_max_mtu(priv);
-		dev_set_mtu(dev, IPOIB_CM_MAX_MTU);
+		dev_set_mtu(dev, dev->max_mtu);
 	} else {
 		dev_set_mtu(dev, min_t(unsigned int, dev->mtu,
 				       ipoib_usable_mtu(priv)));

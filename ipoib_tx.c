@@ -152,10 +152,12 @@ int ipoib_tx_load(struct ipoib_dev *priv, struct ipoib_tx_slot *slot,
 {
 	int n;
 
-	if (skb_shinfo(skb)->nr_frags + 1 > priv->max_send_sge &&
-	    unlikely(skb_linearize(skb))) {
-		ipoib_tx_drop(priv, skb, IPOIB_CNT_TX_DROP_MAP);
-		return -ENOMEM;
+	if (skb_shinfo(skb)->nr_frags + 1 > priv->max_send_sge) {
+		if (unlikely(skb_linearize(skb))) {
+			ipoib_tx_drop(priv, skb, IPOIB_CNT_TX_DROP_MAP);
+			return -ENOMEM;
+		}
+		ipoib_count(priv, IPOIB_CNT_TX_LINEARIZED);
 	}
 	n = tx_map(priv, skb, hlen, &slot->map, sge);
 	if (unlikely(n < 0)) {

@@ -46,7 +46,9 @@ struct seq_file;
 #define SIB_MLID_BASE		0xc000
 #define SIB_MAX_MLIDS		1024	/* multicast LIDs we route */
 #define SIB_GRH_BYTES		40	/* UD receive buffers start with GRH room */
-#define SIB_MAX_SGE		32
+#define SIB_MAX_SGE		32	/* max_sge's ceiling: sib_offload.c's stack */
+#define SIB_MAX_QUEUE		1048576	/* max_qp_wr, max_cqe, max_srq_wr ceiling */
+#define SIB_MAX_INLINE		1024	/* max_inline's ceiling, bytes */
 #define SIB_MAX_RD_ATOMIC	16	/* RDMA READs in flight, either end */
 #define SIB_MAX_FR_PAGES	512	/* a fast-registration page list */
 #define SIB_MAX_MRS		65536
@@ -368,6 +370,7 @@ struct sib_qp {
 	struct sib_wq sq;
 	struct sib_wq rq;		/* unused when attached to an SRQ */
 	bool lso;			/* created with IB_QP_CREATE_IPOIB_UD_LSO */
+	u32 max_inline;			/* inline bytes a send may carry */
 	bool sq_running;		/* one context drains the SQ at a time */
 	bool rnr_wait;			/* head WQE waits out an RNR NAK */
 	u8 rnr_left;			/* RNR retries left for the head WQE */
@@ -550,6 +553,11 @@ extern bool sib_csum_enabled;
 extern bool sib_lso_enabled;
 extern bool sib_cq_irq;
 extern unsigned int sib_send_delay_us;
+extern unsigned int sib_max_sge;
+extern unsigned int sib_max_qp_wr;
+extern unsigned int sib_max_cqe;
+extern unsigned int sib_max_srq_wr;
+extern unsigned int sib_max_inline;
 
 static inline struct sib_dev *to_sdev(struct ib_device *ibdev)
 {

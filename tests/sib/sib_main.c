@@ -75,6 +75,27 @@ unsigned int sib_send_delay_us;
 module_param_cb(send_delay_us, &send_delay_ops, &sib_send_delay_us, 0644);
 MODULE_PARM_DESC(send_delay_us, "Microseconds each send, RDMA or atomic request takes to execute, in the poster's context: posts, drains and flushes then overlap it (default 0)");
 
+/* The device's limits, as an HCA advertises them and refuses past them. */
+unsigned int sib_max_sge = SIB_MAX_SGE;
+module_param_named(max_sge, sib_max_sge, uint, 0444);
+MODULE_PARM_DESC(max_sge, "SGEs a send, receive or SRQ work request may have (1-32, default 32)");
+
+unsigned int sib_max_qp_wr = 16384;
+module_param_named(max_qp_wr, sib_max_qp_wr, uint, 0444);
+MODULE_PARM_DESC(max_qp_wr, "Work requests a QP's send or receive queue may hold (1-1048576, default 16384)");
+
+unsigned int sib_max_cqe = 65535;
+module_param_named(max_cqe, sib_max_cqe, uint, 0444);
+MODULE_PARM_DESC(max_cqe, "Entries a CQ may hold (1-1048576, default 65535)");
+
+unsigned int sib_max_srq_wr = 16384;
+module_param_named(max_srq_wr, sib_max_srq_wr, uint, 0444);
+MODULE_PARM_DESC(max_srq_wr, "Work requests an SRQ may hold (1-1048576, default 16384)");
+
+unsigned int sib_max_inline;
+module_param_named(max_inline, sib_max_inline, uint, 0444);
+MODULE_PARM_DESC(max_inline, "Bytes a send may carry inline, copied at post time (0-1024, default 0: no inline sends)");
+
 struct sib_fabric sib_fabric;
 
 static struct platform_device *sib_pdev[SIB_MAX_DEVICES];
@@ -112,8 +133,19 @@ static int parse_pkeys(void)
 	return ret;
 }
 
+static int check_limit(const char *name, unsigned int val, unsigned int lo,
+		       unsigned int hi)
+{
+	if (val >= lo && val <= hi)
+		return 0;
+	pr_err("sib: %s=%u out of range %u-%u\n", name, val, lo, hi);
+	return -EINVAL;
+}
+
 static int check_params(void)
 {
+	int ret;
+
 	if (!strcmp(sm, "external")) {
 		sib_sm_external = true;
 	} else if (strcmp(sm, "builtin")) {
@@ -142,6 +174,18 @@ static int check_params(void)
 		       sib_group_mtu);
 		return -EINVAL;
 	}
+	ret = check_limit("max_sge", sib_max_sge, 1, SIB_MAX_SGE);
+	if (!ret)
+		ret = check_limit("max_qp_wr", sib_max_qp_wr, 1, SIB_MAX_QUEUE);
+	if (!ret)
+		ret = check_limit("max_cqe", sib_max_cqe, 1, SIB_MAX_QUEUE);
+	if (!ret)
+		ret = check_limit("max_srq_wr", sib_max_srq_wr, 1, SIB_MAX_QUEUE);
+	if (!ret)
+		ret = check_limit("max_inline", sib_max_inline, 0,
+				  SIB_MAX_INLINE);
+	if (ret)
+		return ret;
 	if (sib_lso_enabled && !sib_csum_enabled) {
 		pr_err("sib: lso=1 needs csum=1, as on real HCAs\n");
 		return -EINVAL;
@@ -305,6 +349,9 @@ static int __init sib_init(void)
 	pr_info("sib: %u HCA(s) x %u port(s), MTU %u, group MTU %u, P_Keys %s, srq=%d csum=%d lso=%d, %s SM\n",
 		devices, ports, sib_port_mtu, sib_group_mtu, pkeys,
 		sib_srq_enabled, sib_csum_enabled, sib_lso_enabled, sm);
+	pr_info("sib: limits: max_sge=%u max_qp_wr=%u max_cqe=%u max_srq_wr=%u max_inline=%u\n",
+		sib_max_sge, sib_max_qp_wr, sib_max_cqe, sib_max_srq_wr,
+		sib_max_inline);
 	return 0;
 
 err_devs:

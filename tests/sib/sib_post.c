@@ -122,6 +122,51 @@ static u8 *lso_header(const struct sib_qp *qp, struct sib_send_wqe *wqe)
 	return (u8 *)&wqe->sg[qp->sq.max_sge];
 }
 
+/* A WQE's inline data follows its LSO header room, if any. */
+static u8 *inline_data(const struct sib_qp *qp, struct sib_send_wqe *wqe)
+{
+	return lso_header(qp, wqe) + (qp->lso ? SIB_MAX_LSO_HDR : 0);
+}
+
+/*
+ * Under the SQ lock: an inline send's bytes go into the WQE now, read from
+ * the kernel addresses of the list (keys are ignored, as IBA has it), and
+ * the WQE then gathers from that copy under the reserved L_Key.
+ */
+static int queue_inline(struct sib_qp *qp, struct sib_send_wqe *wqe,
+			const struct ib_send_wr *wr)
+{
+	u8 *buf = inline_data(qp, wqe);
+	u32 len = 0;
+	int i;
+
+	switch (wr->opcode) {
+	case IB_WR_SEND:
+	case IB_WR_SEND_WITH_IMM:
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		break;
+	default:
+		return -EINVAL;
+	}
+	for (i = 0; i < wr->num_sge; i++) {
+		const struct ib_sge *sge = &wr->sg_list[i];
+
+		if (sge->length > qp->max_inline - len)
+			return -EINVAL;
+		memcpy(buf + len, (void *)(uintptr_t)sge->addr, sge->length);
+		len += sge->length;
+	}
+	wqe->sg[0] = (struct ib_sge) {
+		.addr = (uintptr_t)buf,
+		.length = len,
+		.lkey = qp->sdev->ibdev.local_dma_lkey,
+	};
+	wqe->num_sge = len ? 1 : 0;
+	wqe->length = len;
+	return 0;
+}
+
 /* Memory operations on the HCA itself: nothing goes on the wire. */
 static bool is_local_op(enum ib_wr_opcode opcode)
 {
@@ -194,8 +239,10 @@ static int queue_send(struct sib_qp *qp, const struct ib_send_wr *wr)
 	ret = check_opcode(qp, wr);
 	if (ret)
 		return ret;
-	if (wr->num_sge < 0 || wr->num_sge > qp->sq.max_sge ||
-	    (wr->send_flags & IB_SEND_INLINE))
+	/* No more SGEs than the QP was created with: IBA 11.4.1.1. */
+	if (wr->num_sge < 0 || wr->num_sge > qp->sq.max_sge)
+		return -EINVAL;
+	if ((wr->send_flags & IB_SEND_INLINE) && !qp->max_inline)
 		return -EINVAL;
 	if (sib_wq_count(&qp->sq) > qp->sq.mask)
 		return -ENOMEM;
@@ -221,20 +268,26 @@ static int queue_send(struct sib_qp *qp, const struct ib_send_wr *wr)
 			wqe->mss = ud->mss;
 		}
 	}
-	for (i = 0; i < wr->num_sge; i++) {
-		wqe->sg[i] = wr->sg_list[i];
-		length += wr->sg_list[i].length;
+	if (wr->send_flags & IB_SEND_INLINE) {
+		ret = queue_inline(qp, wqe, wr);
+		if (ret)
+			return ret;
+	} else {
+		for (i = 0; i < wr->num_sge; i++) {
+			wqe->sg[i] = wr->sg_list[i];
+			length += wr->sg_list[i].length;
+		}
+		if (length > 0x80000000)
+			return -EINVAL;
+		wqe->num_sge = wr->num_sge;
+		wqe->length = length;
 	}
-	if (length > 0x80000000)
-		return -EINVAL;
 	queue_op_fields(wqe, wr);
 	wqe->wr_id = wr->wr_id;
 	wqe->rnr_nakked = false;
 	wqe->opcode = wr->opcode;
 	wqe->send_flags = wr->send_flags;
 	wqe->imm = wr->ex.imm_data;
-	wqe->num_sge = wr->num_sge;
-	wqe->length = length;
 	qp->sq.tail++;
 	return 0;
 }

@@ -47,16 +47,19 @@ void sib_wq_free(struct sib_wq *wq)
 	wq->buf = NULL;
 }
 
+/* Caps past the device's limits are refused, as an HCA refuses them. */
 static int check_caps(struct sib_dev *sdev, struct ib_qp_init_attr *init)
 {
+	const struct ib_device_attr *lim = &sdev->ibdev.attrs;
 	struct ib_qp_cap *cap = &init->cap;
-	u32 max_wr = sdev->ibdev.attrs.max_qp_wr;
 
-	if (cap->max_send_wr > max_wr || cap->max_send_sge > SIB_MAX_SGE ||
-	    cap->max_inline_data)
+	if (cap->max_send_wr > lim->max_qp_wr ||
+	    cap->max_send_sge > lim->max_send_sge ||
+	    cap->max_inline_data > sib_max_inline)
 		return -EINVAL;
 	if (!init->srq &&
-	    (cap->max_recv_wr > max_wr || cap->max_recv_sge > SIB_MAX_SGE))
+	    (cap->max_recv_wr > lim->max_qp_wr ||
+	     cap->max_recv_sge > lim->max_recv_sge))
 		return -EINVAL;
 	if (init->create_flags & ~(IB_QP_CREATE_BLOCK_MULTICAST_LOOPBACK |
 				   IB_QP_CREATE_IPOIB_UD_LSO))
@@ -152,10 +155,12 @@ int sib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	INIT_DELAYED_WORK(&qp->rnr_work, sib_rnr_work);
 	INIT_WORK(&qp->event_work, sib_qp_event_work);
 
-	/* LSO headers are copied into the WQE when posted. */
+	/* LSO headers and inline data are copied into the WQE when posted. */
 	if (init->create_flags & IB_QP_CREATE_IPOIB_UD_LSO)
 		send_hdr += SIB_MAX_LSO_HDR;
 	qp->lso = init->create_flags & IB_QP_CREATE_IPOIB_UD_LSO;
+	qp->max_inline = init->cap.max_inline_data;
+	send_hdr += qp->max_inline;
 	ret = sib_wq_init(&qp->sq, init->cap.max_send_wr,
 			  max_t(u32, init->cap.max_send_sge, 1), send_hdr,
 			  &sib_sq_lock_key);

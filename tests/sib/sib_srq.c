@@ -20,7 +20,8 @@ int sib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		return -EOPNOTSUPP;
 	if (init->attr.max_wr < 1 ||
 	    init->attr.max_wr > sdev->ibdev.attrs.max_srq_wr ||
-	    init->attr.max_sge < 1 || init->attr.max_sge > SIB_MAX_SGE ||
+	    init->attr.max_sge < 1 ||
+	    init->attr.max_sge > sdev->ibdev.attrs.max_srq_sge ||
 	    init->attr.srq_limit > init->attr.max_wr)
 		return -EINVAL;
 
@@ -41,8 +42,13 @@ int sib_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 	unsigned long flags;
 	int ret = 0;
 
-	if (mask & IB_SRQ_MAX_WR)
+	if (mask & IB_SRQ_MAX_WR) {
+		/* Past the device's limit is wrong; within, not offered. */
+		if (attr->max_wr < 1 ||
+		    attr->max_wr > ibsrq->device->attrs.max_srq_wr)
+			return -EINVAL;
 		return -EOPNOTSUPP;	/* no resizing */
+	}
 	if (!(mask & IB_SRQ_LIMIT))
 		return 0;
 	spin_lock_irqsave(&srq->rq.lock, flags);

@@ -24,7 +24,7 @@ static int sib_query_device(struct ib_device *ibdev,
 	attr->vendor_part_id = 1;
 	attr->hw_ver = 1;
 	attr->max_qp = 16384;
-	attr->max_qp_wr = 16384;
+	attr->max_qp_wr = sib_max_qp_wr;
 	attr->device_cap_flags = IB_DEVICE_BAD_PKEY_CNTR |
 				 IB_DEVICE_BAD_QKEY_CNTR |
 				 IB_DEVICE_PORT_ACTIVE_EVENT |
@@ -37,11 +37,11 @@ static int sib_query_device(struct ib_device *ibdev,
 		attr->device_cap_flags |= IB_DEVICE_UD_IP_CSUM;
 	if (sib_lso_enabled)
 		attr->kernel_cap_flags |= IBK_UD_TSO;
-	attr->max_send_sge = SIB_MAX_SGE;
-	attr->max_recv_sge = SIB_MAX_SGE;
-	attr->max_sge_rd = SIB_MAX_SGE;
+	attr->max_send_sge = sib_max_sge;
+	attr->max_recv_sge = sib_max_sge;
+	attr->max_sge_rd = sib_max_sge;
 	attr->max_cq = 16384;
-	attr->max_cqe = 65535;
+	attr->max_cqe = sib_max_cqe;
 	attr->max_mr = SIB_MAX_MRS;
 	attr->max_pd = SIB_MAX_PDS;
 	attr->max_fast_reg_page_list_len = SIB_MAX_FR_PAGES;
@@ -57,8 +57,8 @@ static int sib_query_device(struct ib_device *ibdev,
 	attr->max_ah = 65536;
 	if (sib_srq_enabled) {
 		attr->max_srq = 1024;
-		attr->max_srq_wr = 16384;
-		attr->max_srq_sge = SIB_MAX_SGE;
+		attr->max_srq_wr = sib_max_srq_wr;
+		attr->max_srq_sge = sib_max_sge;
 	}
 	attr->max_pkeys = SIB_PKEY_TABLE_LEN;
 	attr->local_ca_ack_delay = 15;
