@@ -184,9 +184,9 @@ round() {
 }
 
 fabric_up devices=2 ports=1
-modprobe rpcrdma
-modprobe nfsd
-modprobe nfsv4
+for m in rpcrdma nfsd nfsv4; do
+	modprobe "$m" || fail "this kernel has no $m module (the debug kernel is built without NFS)"
+done
 
 step "in-tree driver: h1 and h2, h2 serves NFS over RDMA"
 intree_up
