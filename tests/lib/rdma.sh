@@ -104,3 +104,26 @@ driver_of() {
 	ip netns exec "$1" ethtool -i "$2" | awk '/^(driver|version):/ { printf "%s ", $0 }'
 	echo
 }
+
+# responder_mark: remember the RDMA counters of sib0 port 1, where h1's
+# peer reads and writes (the responder).
+responder_mark() {
+	RESP_RD0=$(sib_counter sib0 1 rdma_read_bytes)
+	RESP_WR0=$(sib_counter sib0 1 rdma_write_bytes)
+	RESP_INV0=$(sib_counter sib0 1 remote_invalidates)
+}
+
+# responder_moved READ_MIN WRITE_MIN INV_MIN: since responder_mark, at
+# least that much RDMA READ and WRITE (bytes) and remote invalidations
+# answered at sib0 port 1, and no R_Key violation.
+responder_moved() {
+	local rd wr inv
+	rd=$(($(sib_counter sib0 1 rdma_read_bytes) - RESP_RD0))
+	wr=$(($(sib_counter sib0 1 rdma_write_bytes) - RESP_WR0))
+	inv=$(($(sib_counter sib0 1 remote_invalidates) - RESP_INV0))
+	echo "sib0 port 1, the responder: RDMA READ $rd bytes (h1's writes), RDMA WRITE $wr bytes (h1's reads), $inv regions invalidated by SEND_WITH_INV"
+	assert_ge "$rd" "$1" "bytes the peer read from h1"
+	assert_ge "$wr" "$2" "bytes the peer wrote to h1"
+	assert_ge "$inv" "$3" "remote invalidations"
+	assert_eq "$(sib_counter sib0 1 rkey_violations)" 0 "R_Key violations"
+}

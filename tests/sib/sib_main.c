@@ -50,20 +50,25 @@ bool sib_cq_irq;
 module_param_named(cq_irq, sib_cq_irq, bool, 0644);
 MODULE_PARM_DESC(cq_irq, "Raise completion events as an interrupt on the CPU of the CQ's vector, as an HCA does, not in the poster's context (default N)");
 
+static int check_limit(const char *name, unsigned int val, unsigned int lo,
+		       unsigned int hi)
+{
+	if (val >= lo && val <= hi)
+		return 0;
+	pr_err("sib: %s=%u out of range %u-%u\n", name, val, lo, hi);
+	return -EINVAL;
+}
+
 static int send_delay_set(const char *val, const struct kernel_param *kp)
 {
 	unsigned int us;
 	int ret = kstrtouint(val, 0, &us);
 
-	if (ret)
-		return ret;
-	if (us > SIB_MAX_SEND_DELAY_US) {
-		pr_warn("sib: send_delay_us %u is over the limit of %u\n", us,
-			SIB_MAX_SEND_DELAY_US);
-		return -ERANGE;
-	}
-	WRITE_ONCE(*(unsigned int *)kp->arg, us);
-	return 0;
+	if (!ret)
+		ret = check_limit("send_delay_us", us, 0, SIB_MAX_SEND_DELAY_US);
+	if (!ret)
+		WRITE_ONCE(*(unsigned int *)kp->arg, us);
+	return ret;
 }
 
 static const struct kernel_param_ops send_delay_ops = {
@@ -131,15 +136,6 @@ static int parse_pkeys(void)
 		ret = -EINVAL;
 	}
 	return ret;
-}
-
-static int check_limit(const char *name, unsigned int val, unsigned int lo,
-		       unsigned int hi)
-{
-	if (val >= lo && val <= hi)
-		return 0;
-	pr_err("sib: %s=%u out of range %u-%u\n", name, val, lo, hi);
-	return -EINVAL;
 }
 
 static int check_params(void)
