@@ -406,6 +406,16 @@ iperf_bytes() {
 		}'
 }
 
+# tcp_exact NS_SERVER ADDR NS_CLIENT MIB WHAT [iperf3 options...]: iperf3
+# sends exactly MIB MiB over TCP; fails unless the server got every byte.
+# A fixed amount, not a timed run: it checks delivery, not speed.
+tcp_exact() {
+	local srv=$1 addr=$2 cli=$3 mib=$4 what=$5 got
+	shift 5
+	got=$(iperf_bytes "$srv" "$addr" "$cli" -n "${mib}M" "$@")
+	assert_eq "$got" $((mib << 20)) "$what: bytes received of $mib MiB sent"
+}
+
 # udp_in_order NS_SINK ADDR NS_BLAST SIZE:SIZE2: two seconds of numbered
 # datagrams whose sizes take turns; fails unless at least 100 arrived and
 # none after a later one.  Receive paths hand small packets up past GRO
