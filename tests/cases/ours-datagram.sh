@@ -39,6 +39,7 @@ step "iperf3 TCP both ways, UDP"
 rx0=$(netdev_stat "$b" rx_bytes h2)
 fab0=$(sib_counter sib1 1 rx_bytes)
 tcp_exact h2 10.1.0.2 h1 32 "TCP h1 -> h2"
+tcp=$((32 << 20))
 tcp_exact h1 fd01::1 h2 32 "TCP over IPv6 h2 -> h1"
 # A fixed amount, paced so that even the debug kernel under CI's load
 # keeps up (at 20 Mbit/s it lost 6.6 MB of 7.5): 1000 datagrams of 1400
