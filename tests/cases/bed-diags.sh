@@ -147,7 +147,8 @@ assert_ge "$(($(pma -x 1 "$p0" | field PortRcvPkts) - sw0))" 20 "switch port $p0
 assert_ge "$(($(cat /sys/class/infiniband/sib0/ports/1/counters/port_xmit_packets) - sys0))" 20 \
 	"sib0 port_xmit_packets in sysfs"
 data0=$(pma -x "$lid1" 1 | field PortRcvData)
-bytes=$(iperf_bytes h2 10.12.0.2 h1 -t 2)
+tcp_exact h2 10.12.0.2 h1 16 "TCP h1 -> h2"
+bytes=$((16 << 20))
 data=$(($(pma -x "$lid1" 1 | field PortRcvData) - data0))
 echo "iperf3: $bytes bytes; sib1 PortRcvData +$data words"
 assert_ge "$((data * 4))" "$bytes" "sib1 PortRcvData (4-octet words)"

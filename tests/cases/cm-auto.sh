@@ -45,13 +45,10 @@ dump() {
 
 # pair NS_A IFACE_A ADDR_A NS_B IFACE_B ADDR_B: big pings and TCP both ways.
 pair() {
-	local bytes
 	assert on "$1" ping -c 3 -i 0.3 -W 5 -s 60000 "$6"
 	assert on "$4" ping -c 3 -i 0.3 -W 5 -s 60000 "$3"
-	bytes=$(iperf_bytes "$4" "$6" "$1" -t 2)
-	assert_ge "$bytes" 500000 "TCP $3 -> $6"
-	bytes=$(iperf_bytes "$1" "$3" "$4" -t 2)
-	assert_ge "$bytes" 500000 "TCP $6 -> $3"
+	tcp_exact "$4" "$6" "$1" 16 "TCP $3 -> $6"
+	tcp_exact "$1" "$3" "$4" 16 "TCP $6 -> $3"
 }
 
 fabric_up devices=3 ports=1

@@ -80,10 +80,8 @@ assert_ge "$(($(sib_ipoib_count sib0 1 rc ipv4) - rc0))" 3 "IPv4 messages h1 sen
 
 for peer in 2 3; do
 	step "TCP both ways between h1 and h$peer"
-	fwd=$(iperf_bytes "h$peer" "10.9.0.$peer" h1 -t 3)
-	back=$(iperf_bytes h1 10.9.0.1 "h$peer" -t 3)
-	assert_ge "$fwd" 100000 "TCP bytes h1 -> h$peer"
-	assert_ge "$back" 100000 "TCP bytes h$peer -> h1"
+	tcp_exact "h$peer" "10.9.0.$peer" h1 16 "TCP h1 -> h$peer"
+	tcp_exact h1 10.9.0.1 "h$peer" 16 "TCP h$peer -> h1"
 done
 
 # mcast_held NS IFACE: from NS, multicast up to 2044 bytes reaches the

@@ -25,8 +25,9 @@ if [[ $- == *e* ]]; then
 	trap '_on_err $? "${BASH_SOURCE[0]##*/}:$LINENO" "$BASH_COMMAND"' ERR
 fi
 
-# step MSG: print a heading, so the output reads like a session.
-step() { printf '\n== %s\n' "$*"; }
+# step MSG: print a heading, so the output reads like a session; the
+# seconds since the case began show where its time goes.
+step() { printf '\n== %s  [%ds]\n' "$*" "$SECONDS"; }
 
 # pass / fail MSG / skip MSG: end the case (skip: exit status 77).
 pass() { echo PASS; exit 0; }

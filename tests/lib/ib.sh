@@ -406,6 +406,24 @@ iperf_bytes() {
 		}'
 }
 
+# tcp_exact NS_SERVER ADDR NS_CLIENT MIB WHAT: one TCP stream of exactly
+# MIB MiB from NS_CLIENT to ADDR in NS_SERVER (tests/tools/tcpstream.c);
+# fails unless the server read every byte, each the one sent there.  A
+# fixed amount, not a timed run: it checks delivery, not speed.
+tcp_exact() {
+	local srv=$1 addr=$2 cli=$3 bytes=$(($4 << 20)) what=$5 sink sent got t0
+	ip netns exec "$srv" tcpstream sink 5298 >/tmp/tcp-exact.sink 2>&1 &
+	sink=$!
+	wait_for 10 iperf_listening "$srv" 5298 || fail "$what: the TCP sink in $srv did not listen"
+	t0=${EPOCHREALTIME/./}
+	sent=$(ip netns exec "$cli" timeout 300 tcpstream send "$addr" 5298 "$bytes" 2>&1) ||
+		{ kill "$sink" 2>/dev/null; fail "$what: $sent"; }
+	wait "$sink" || true
+	got=$(cat /tmp/tcp-exact.sink)
+	echo "$what: $sent, $got in $(((${EPOCHREALTIME/./} - t0) / 1000)) ms" >&2
+	assert_eq "$got" "received $bytes" "$what"
+}
+
 # udp_in_order NS_SINK ADDR NS_BLAST SIZE:SIZE2: two seconds of numbered
 # datagrams whose sizes take turns; fails unless at least 100 arrived and
 # none after a later one.  Receive paths hand small packets up past GRO

@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * One TCP stream for as long as a campaign runs, counted in bytes at both
- * ends (iperf3 reports nothing for the receiver when it is interrupted):
+ * One TCP stream, counted in bytes at both ends and checked byte by byte
+ * (iperf3 reports nothing for the receiver when it is interrupted, and its
+ * receiver's count stops when the sender has written its last byte):
  *
- *   tcpstream sink PORT          accept one stream, read it to its end
- *   tcpstream send ADDR PORT     write to it until SIGTERM or SIGINT
+ *   tcpstream sink PORT               accept one stream, read it to its end
+ *   tcpstream send ADDR PORT [BYTES]  write BYTES, or until SIGTERM/SIGINT
  *
  * The sink prints "received BYTES" when the stream ends (its exit status
- * is 1 on a reset); the sender, told to stop, ends the stream, waits for
- * the sink to have read it all and prints "sent BYTES"; it exits 1 when the
- * stream broke.  IPv4 only.
+ * is 1 on a reset, or when a byte is not the one sent there: "corrupt at
+ * OFFSET"); the sender, done or told to stop, ends the stream, waits for
+ * the sink to have read it all and prints "sent BYTES"; it exits 1 when
+ * the stream broke.  ADDR is IPv4 or IPv6; the sink takes either.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -35,17 +37,36 @@ static int stopped(void)
 	return __atomic_load_n(&stop_flag, __ATOMIC_RELAXED);
 }
 
+/*
+ * The byte at offset i of every stream is i % PERIOD: a prime, so that a
+ * segment lost, repeated or misplaced shows wherever it falls.
+ */
+#define PERIOD 251
+#define CHUNK 65536
+
+/* A chunk's worth of the pattern from any phase: buf + offset % PERIOD. */
+static unsigned char pattern[CHUNK + PERIOD];
+
+static void pattern_init(void)
+{
+	int i;
+
+	for (i = 0; i < CHUNK + PERIOD; i++)
+		pattern[i] = (unsigned char)(i % PERIOD);
+}
+
 static int sink(int port)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET };
+	struct sockaddr_in6 a = { .sin6_family = AF_INET6, .sin6_addr = IN6ADDR_ANY_INIT };
 	unsigned long long got = 0;
-	static char buf[65536];
-	int one = 1, l, s;
-	ssize_t n;
+	static unsigned char buf[CHUNK];
+	int one = 1, zero = 0, l, s;
+	ssize_t n, i;
 
-	a.sin_port = htons((unsigned short)port);
-	l = socket(AF_INET, SOCK_STREAM, 0);
+	a.sin6_port = htons((unsigned short)port);
+	l = socket(AF_INET6, SOCK_STREAM, 0);
 	if (l < 0 || setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	    setsockopt(l, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero)) ||
 	    bind(l, (struct sockaddr *)&a, sizeof(a)) || listen(l, 1)) {
 		perror("tcpstream: listen");
 		return 2;
@@ -62,6 +83,13 @@ static int sink(int port)
 			printf("received %llu (%s)\n", got,
 			       stopped() ? "stopped" : strerror(errno));
 			return 1;
+		}
+		for (i = 0; i < n; i++) {
+			if (buf[i] != pattern[(got + (unsigned long long)i) % PERIOD]) {
+				printf("received %llu (corrupt at %llu)\n", got + (unsigned long long)n,
+				       got + (unsigned long long)i);
+				return 1;
+			}
 		}
 		got += (unsigned long long)n;
 	}
@@ -94,27 +122,41 @@ static int finish(int s, unsigned long long sent)
 	return 0;
 }
 
-static int send_stream(const char *addr, int port)
+/* BYTES 0: until told to stop. */
+static int send_stream(const char *addr, int port,
+		       unsigned long long bytes)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET };
+	struct sockaddr_in6 a6 = { .sin6_family = AF_INET6 };
+	struct sockaddr_in a4 = { .sin_family = AF_INET };
 	unsigned long long sent = 0;
-	static char buf[65536];
+	struct sockaddr *a;
+	socklen_t alen;
+	size_t len;
 	ssize_t n;
 	int s;
 
-	a.sin_port = htons((unsigned short)port);
-	if (inet_pton(AF_INET, addr, &a.sin_addr) != 1) {
+	a4.sin_port = htons((unsigned short)port);
+	a6.sin6_port = a4.sin_port;
+	if (inet_pton(AF_INET, addr, &a4.sin_addr) == 1) {
+		a = (struct sockaddr *)&a4;
+		alen = sizeof(a4);
+	} else if (inet_pton(AF_INET6, addr, &a6.sin6_addr) == 1) {
+		a = (struct sockaddr *)&a6;
+		alen = sizeof(a6);
+	} else {
 		fprintf(stderr, "tcpstream: bad address %s\n", addr);
 		return 2;
 	}
-	s = socket(AF_INET, SOCK_STREAM, 0);
-	if (s < 0 || connect(s, (struct sockaddr *)&a, sizeof(a))) {
+	s = socket(a->sa_family, SOCK_STREAM, 0);
+	if (s < 0 || connect(s, a, alen)) {
 		perror("tcpstream: connect");
 		return 2;
 	}
-	memset(buf, 0x5a, sizeof(buf));
-	while (!stopped()) {
-		n = write(s, buf, sizeof(buf));
+	while (!stopped() && (!bytes || sent < bytes)) {
+		len = CHUNK;
+		if (bytes && bytes - sent < len)
+			len = (size_t)(bytes - sent);
+		n = write(s, pattern + sent % PERIOD, len);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -135,10 +177,12 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	pattern_init();
 	if (argc == 3 && !strcmp(argv[1], "sink"))
 		return sink(atoi(argv[2]));
-	if (argc == 4 && !strcmp(argv[1], "send"))
-		return send_stream(argv[2], atoi(argv[3]));
-	fprintf(stderr, "usage: %s sink PORT | send ADDR PORT\n", argv[0]);
+	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "send"))
+		return send_stream(argv[2], atoi(argv[3]),
+				   argc == 5 ? strtoull(argv[4], NULL, 0) : 0);
+	fprintf(stderr, "usage: %s sink PORT | send ADDR PORT [BYTES]\n", argv[0]);
 	return 2;
 }
