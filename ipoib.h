@@ -64,11 +64,12 @@
 #define IPOIB_MIN_QUEUE		64	/* ring sizes, entries */
 #define IPOIB_MAX_QUEUE		8192
 
-/* Module parameters (ipoib_main.c). */
+/* Module parameters and the SA client (ipoib_params.c). */
 extern unsigned int ipoib_sendq_size;
 extern unsigned int ipoib_recvq_size;
 extern int ipoib_debug_level;
 extern int ipoib_mcast_debug_level;
+extern struct ib_sa_client ipoib_sa_client;
 
 struct ipoib_dev;
 
@@ -504,7 +505,6 @@ static inline bool ipoib_is_child(const struct ipoib_dev *priv)
 	} while (0)
 
 /* ipoib_main.c */
-extern struct ib_sa_client ipoib_sa_client;
 struct net_device *ipoib_create_netdev(struct ib_device *ca, u32 port,
 				       const char *name, u16 pkey,
 				       struct ipoib_dev *parent);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Module life: parameters, the ib_client that gives every InfiniBand port
- * its interface, and taking them all away again.
+ * Module life: checking the parameters (ipoib_params.c), the ib_client
+ * that gives every InfiniBand port its interface, and taking them all away
+ * again.
  */
 #include <linux/module.h>
 #include <linux/log2.h>
@@ -11,27 +12,6 @@
 MODULE_DESCRIPTION("IP over InfiniBand (RFC 4391, 4392, 4755)");
 MODULE_LICENSE("GPL");
 MODULE_VERSION(DRV_VERSION);
-
-unsigned int ipoib_sendq_size = 256;
-module_param_named(send_queue_size, ipoib_sendq_size, uint, 0444);
-MODULE_PARM_DESC(send_queue_size,
-		 "Send ring entries per interface, 64-8192, rounded up to a power of two (default 256)");
-
-unsigned int ipoib_recvq_size = 512;
-module_param_named(recv_queue_size, ipoib_recvq_size, uint, 0444);
-MODULE_PARM_DESC(recv_queue_size,
-		 "Receive ring entries per interface, 64-8192, rounded up to a power of two (default 512)");
-
-int ipoib_debug_level;
-module_param_named(debug_level, ipoib_debug_level, int, 0644);
-MODULE_PARM_DESC(debug_level, "Debug messages (dynamic debug) when > 0");
-
-int ipoib_mcast_debug_level;
-module_param_named(mcast_debug_level, ipoib_mcast_debug_level, int, 0644);
-MODULE_PARM_DESC(mcast_debug_level,
-		 "Multicast debug messages (dynamic debug) when > 0");
-
-struct ib_sa_client ipoib_sa_client;
 
 /* What the client keeps per IB device: the ports' main interfaces. */
 struct ipoib_ca {
