@@ -439,7 +439,12 @@ struct ipoib_dev {
 	struct delayed_work cm_fallback_task;	/* connected mode failed */
 	struct delayed_work up_retry_task;	/* a bring-up failed while up */
 	unsigned long up_retry_backoff;		/* under state_lock */
-	struct sk_buff_head staged;	/* waited, ready to go: ipoib_xmit.c */
+	struct sk_buff_head staged;	/* waited, ready to go: ipoib_tx.c */
+	/*
+	 * Drains staged under the transmit lock: the transmit decision's
+	 * (ipoib_xmit.c), handed down by ipoib_setup() to the layers below.
+	 */
+	void (*xmit_staged)(struct ipoib_dev *priv);
 	struct sk_buff_head too_big;	/* owed an ICMP: ipoib_pmtu.c */
 	struct work_struct too_big_task;
 	struct ib_event_handler event_handler;
@@ -576,6 +581,11 @@ void ipoib_tx_ud_posted(struct ipoib_dev *priv);
 void ipoib_tx_ud_reaped(struct ipoib_dev *priv);
 void ipoib_tx_drop(struct ipoib_dev *priv, struct sk_buff *skb,
 		   enum ipoib_counter why);
+void ipoib_drop_queue(struct ipoib_dev *priv, struct sk_buff_head *q,
+		      enum ipoib_counter why);
+void ipoib_stage(struct ipoib_dev *priv, struct sk_buff_head *ready);
+void ipoib_send_staged(struct ipoib_dev *priv, struct sk_buff_head *ready);
+void ipoib_staged_drop(struct ipoib_dev *priv);
 
 /* ipoib_verbs.c */
 int ipoib_transport_init(struct ipoib_dev *priv);
@@ -611,11 +621,7 @@ void ipoib_too_big_flush(struct ipoib_dev *priv);
 
 /* ipoib_xmit.c */
 netdev_tx_t ipoib_start_xmit(struct sk_buff *skb, struct net_device *dev);
-void ipoib_stage(struct ipoib_dev *priv, struct sk_buff_head *ready);
-void ipoib_send_staged(struct ipoib_dev *priv, struct sk_buff_head *ready);
-void ipoib_staged_drop(struct ipoib_dev *priv);
-void ipoib_drop_queue(struct ipoib_dev *priv, struct sk_buff_head *q,
-		      enum ipoib_counter why);
+void ipoib_xmit_staged(struct ipoib_dev *priv);
 
 /* ipoib_vf.c */
 int ipoib_set_vf_link_state(struct net_device *dev, int vf, int state);

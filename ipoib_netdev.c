@@ -416,6 +416,7 @@ void ipoib_setup(struct net_device *dev)
 	INIT_DELAYED_WORK(&priv->cm_fallback_task, ipoib_cm_fallback_task);
 	INIT_DELAYED_WORK(&priv->up_retry_task, ipoib_up_retry_task);
 	skb_queue_head_init(&priv->staged);
+	priv->xmit_staged = ipoib_xmit_staged;
 	skb_queue_head_init(&priv->too_big);
 	INIT_WORK(&priv->too_big_task, ipoib_too_big_task);
 
