@@ -84,6 +84,14 @@ struct ipoib_pseudo_header {
 	u8 hwaddr[IPOIB_ALEN];
 };
 
+static inline void ipoib_push_pseudo_header(struct sk_buff *skb,
+					    const u8 *daddr)
+{
+	struct ipoib_pseudo_header *ph = skb_push(skb, sizeof(*ph));
+
+	memcpy(ph->hwaddr, daddr, IPOIB_ALEN);
+}
+
 /*
  * An address handle shared by paths, groups and neighbours.  It dies when
  * the last user lets go, but is only destroyed once no xmit can still be
@@ -498,6 +506,28 @@ static inline bool ipoib_is_child(const struct ipoib_dev *priv)
 	return priv->parent;
 }
 
+/* Connected mode chosen (it may not be running: ipoib_cm_active()). */
+static inline bool ipoib_mode_connected(const struct ipoib_dev *priv)
+{
+	return test_bit(IPOIB_CM_MODE, &priv->flags);
+}
+
+/* What one UD message carries on this port. */
+static inline unsigned int ipoib_ud_payload_mtu(const struct ipoib_dev *priv)
+{
+	return ipoib_ud_mtu(priv->max_ib_mtu);
+}
+
+/*
+ * What a UD message may carry to any member of the partition, and to any
+ * multicast group: the broadcast group's MTU bounds every member's (RFC
+ * 4391 5), our port's may be larger.
+ */
+static inline unsigned int ipoib_ud_group_mtu(const struct ipoib_dev *priv)
+{
+	return min(priv->mcast_mtu, ipoib_ud_payload_mtu(priv));
+}
+
 #define ipoib_dbg(priv, fmt, ...)					\
 	do {								\
 		if (ipoib_debug_level > 0)				\
@@ -515,16 +545,13 @@ struct net_device *ipoib_create_netdev(struct ib_device *ca, u32 port,
 				       struct ipoib_dev *parent);
 
 /* ipoib_netdev.c */
-void ipoib_push_pseudo_header(struct sk_buff *skb, const u8 *daddr);
 bool ipoib_is_our_netdev(const struct net_device *dev);
 void ipoib_setup(struct net_device *dev);
 int ipoib_set_mtu_limits(struct ipoib_dev *priv);
 void ipoib_update_mtu(struct ipoib_dev *priv);
 void ipoib_update_dev_addr(struct ipoib_dev *priv);
 void ipoib_stats_fold(struct ipoib_dev *priv, struct rtnl_link_stats64 *s);
-bool ipoib_mode_connected(const struct ipoib_dev *priv);
 int ipoib_set_umcast(struct ipoib_dev *priv, bool on);
-unsigned int ipoib_ud_group_mtu(const struct ipoib_dev *priv);
 unsigned int ipoib_mode_max_mtu(const struct ipoib_dev *priv);
 unsigned int ipoib_usable_mtu(const struct ipoib_dev *priv);
 

@@ -48,13 +48,6 @@ static const struct header_ops ipoib_header_ops = {
 	.parse = ipoib_header_parse,
 };
 
-void ipoib_push_pseudo_header(struct sk_buff *skb, const u8 *daddr)
-{
-	struct ipoib_pseudo_header *ph = skb_push(skb, sizeof(*ph));
-
-	memcpy(ph->hwaddr, daddr, IPOIB_ALEN);
-}
-
 static void ipoib_tx_timeout(struct net_device *dev, unsigned int txqueue)
 {
 	struct ipoib_dev *priv = ipoib_priv(dev);
@@ -101,11 +94,6 @@ static void ipoib_get_stats64(struct net_device *dev,
 	ipoib_stats_fold(ipoib_priv(dev), s);
 }
 
-bool ipoib_mode_connected(const struct ipoib_dev *priv)
-{
-	return test_bit(IPOIB_CM_MODE, &priv->flags);
-}
-
 int ipoib_set_umcast(struct ipoib_dev *priv, bool on)
 {
 	if (on)
@@ -113,22 +101,6 @@ int ipoib_set_umcast(struct ipoib_dev *priv, bool on)
 	else
 		clear_bit(IPOIB_UMCAST, &priv->flags);
 	return 0;
-}
-
-/* What one UD message carries on this port. */
-static unsigned int ipoib_ud_payload_mtu(const struct ipoib_dev *priv)
-{
-	return ipoib_ud_mtu(priv->max_ib_mtu);
-}
-
-/*
- * What a UD message may carry to any member of the partition, and to any
- * multicast group: the broadcast group's MTU bounds every member's (RFC
- * 4391 5), our port's may be larger.
- */
-unsigned int ipoib_ud_group_mtu(const struct ipoib_dev *priv)
-{
-	return min(priv->mcast_mtu, ipoib_ud_payload_mtu(priv));
 }
 
 /* The largest MTU the current mode allows on this port. */
