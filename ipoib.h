@@ -539,21 +539,24 @@ static inline unsigned int ipoib_ud_group_mtu(const struct ipoib_dev *priv)
 			netdev_dbg((priv)->dev, fmt, ##__VA_ARGS__);	\
 	} while (0)
 
-/* ipoib_main.c */
-struct net_device *ipoib_create_netdev(struct ib_device *ca, u32 port,
-				       const char *name, u16 pkey,
-				       struct ipoib_dev *parent);
-
-/* ipoib_netdev.c */
+/* ipoib_link.c */
+extern const struct header_ops ipoib_header_ops;
 bool ipoib_is_our_netdev(const struct net_device *dev);
-void ipoib_setup(struct net_device *dev);
-int ipoib_set_mtu_limits(struct ipoib_dev *priv);
-void ipoib_update_mtu(struct ipoib_dev *priv);
-void ipoib_update_dev_addr(struct ipoib_dev *priv);
 void ipoib_stats_fold(struct ipoib_dev *priv, struct rtnl_link_stats64 *s);
 int ipoib_set_umcast(struct ipoib_dev *priv, bool on);
 unsigned int ipoib_mode_max_mtu(const struct ipoib_dev *priv);
 unsigned int ipoib_usable_mtu(const struct ipoib_dev *priv);
+int ipoib_set_mtu_limits(struct ipoib_dev *priv);
+void ipoib_update_mtu(struct ipoib_dev *priv);
+void ipoib_set_dev_addr(struct ipoib_dev *priv);
+void ipoib_update_dev_addr(struct ipoib_dev *priv);
+
+/* ipoib_netdev.c */
+void ipoib_setup(struct net_device *dev);
+struct net_device *ipoib_create_netdev(struct ib_device *ca, u32 port,
+				       const char *name, u16 pkey,
+				       struct ipoib_dev *parent);
+void ipoib_netdev_registered(struct net_device *dev);
 
 /* ipoib_ib.c */
 int ipoib_rings_up(struct ipoib_dev *priv);
@@ -728,7 +731,6 @@ void ipoib_child_dellink(struct net_device *dev, struct list_head *head);
 
 /* ipoib_sysfs.c, ipoib_netlink.c, ipoib_ethtool.c, ipoib_debugfs.c */
 extern const struct attribute_group *ipoib_sysfs_groups[];
-void ipoib_sysfs_add(struct net_device *dev);
 int ipoib_netlink_init(void);
 void ipoib_netlink_exit(void);
 extern struct rtnl_link_ops ipoib_link_ops;

@@ -56,40 +56,6 @@ static int check_queue_param(const char *name, unsigned int *value)
 	return 0;
 }
 
-struct net_device *ipoib_create_netdev(struct ib_device *ca, u32 port,
-				       const char *name, u16 pkey,
-				       struct ipoib_dev *parent)
-{
-	struct net_device *dev;
-	struct ipoib_dev *priv;
-
-	dev = alloc_netdev(sizeof(struct ipoib_dev), name, NET_NAME_UNKNOWN,
-			   ipoib_setup);
-	if (!dev)
-		return NULL;
-	priv = ipoib_priv(dev);
-	priv->ca = ca;
-	priv->port = port;
-	priv->pkey = pkey;
-	priv->parent = parent;
-	if (parent) {
-		dev->dev_port = parent->dev->dev_port;
-		dev->dev_id = parent->dev->dev_id;
-		dev->mtu = parent->dev->mtu;
-	} else {
-		/* Compatibility: dev_id used to carry the port, too. */
-		dev->dev_port = port - 1;
-		dev->dev_id = port - 1;
-		/*
-		 * Only the main interface hangs off the HCA, as in-tree: udev
-		 * rules that match the port's GID with DRIVERS=="?*" (rdma-core's
-		 * persistent naming example) must not match its children too.
-		 */
-		SET_NETDEV_DEV(dev, ca->dev.parent);
-	}
-	return dev;
-}
-
 static struct net_device *add_port(struct ib_device *ca, u32 port)
 {
 	struct net_device *dev;
@@ -108,6 +74,9 @@ static struct net_device *add_port(struct ib_device *ca, u32 port)
 				  NULL);
 	if (!dev)
 		return ERR_PTR(-ENOMEM);
+	/* Children made later take these from their parent. */
+	dev->sysfs_groups[0] = ipoib_sysfs_groups[0];
+	dev->rtnl_link_ops = &ipoib_link_ops;
 	priv = ipoib_priv(dev);
 	INIT_IB_EVENT_HANDLER(&priv->event_handler, ca, ipoib_event);
 
@@ -118,7 +87,7 @@ static struct net_device *add_port(struct ib_device *ca, u32 port)
 		free_netdev(dev);
 		return ERR_PTR(ret);
 	}
-	ipoib_sysfs_add(dev);
+	ipoib_netdev_registered(dev);
 	ib_register_event_handler(&priv->event_handler);
 	return dev;
 }
