@@ -241,6 +241,16 @@ static inline bool ipoib_tx_room(const struct ipoib_tx_ring *r)
 	return ipoib_tx_outstanding(r) < r->size;
 }
 
+/*
+ * The UD data path's CQ handlers and NAPI poll (ipoib_ib.c), handed to
+ * the verbs objects that call them (ipoib_verbs.c).
+ */
+struct ipoib_ud_handlers {
+	ib_comp_handler rx_completion;
+	ib_comp_handler tx_completion;
+	int (*poll)(struct napi_struct *napi, int budget);
+};
+
 /* Counters beyond rtnl_link_stats64, reported by ethtool -S. */
 enum ipoib_counter {
 	IPOIB_CNT_TX_DROP_NO_PATH,
@@ -453,6 +463,12 @@ struct ipoib_dev {
 	 * (ipoib_xmit.c), handed down by ipoib_setup() to the layers below.
 	 */
 	void (*xmit_staged)(struct ipoib_dev *priv);
+	/*
+	 * A received packet named its sender's GID and LID: the path layer's
+	 * (ipoib_path.c), handed down by ipoib_setup() to UD receive.
+	 */
+	void (*check_sender_lid)(struct ipoib_dev *priv,
+				 const union ib_gid *gid, u32 slid);
 	struct sk_buff_head too_big;	/* owed an ICMP: ipoib_pmtu.c */
 	struct work_struct too_big_task;
 	struct ib_event_handler event_handler;
@@ -563,9 +579,7 @@ int ipoib_rings_up(struct ipoib_dev *priv);
 void ipoib_rings_down(struct ipoib_dev *priv);
 int ipoib_ud_send(struct ipoib_dev *priv, struct sk_buff *skb,
 		  struct ipoib_ah *ah, u32 qpn);
-int ipoib_poll(struct napi_struct *napi, int budget);
-void ipoib_rx_completion(struct ib_cq *cq, void *ctx);
-void ipoib_tx_completion(struct ib_cq *cq, void *ctx);
+extern const struct ipoib_ud_handlers ipoib_ud_handlers;
 struct sk_buff *ipoib_rx_small_skb(struct ipoib_dev *priv, unsigned int len);
 bool ipoib_rx_to_stack(struct ipoib_dev *priv, struct sk_buff *skb,
 		       unsigned char pkt_type, const struct ib_wc *wc,
@@ -618,8 +632,10 @@ void ipoib_send_staged(struct ipoib_dev *priv, struct sk_buff_head *ready);
 void ipoib_staged_drop(struct ipoib_dev *priv);
 
 /* ipoib_verbs.c */
-int ipoib_transport_init(struct ipoib_dev *priv);
-int ipoib_transport_resize(struct ipoib_dev *priv, unsigned int rx,
+int ipoib_transport_init(struct ipoib_dev *priv,
+			 const struct ipoib_ud_handlers *h);
+int ipoib_transport_resize(struct ipoib_dev *priv,
+			   const struct ipoib_ud_handlers *h, unsigned int rx,
 			   unsigned int tx);
 void ipoib_transport_cleanup(struct ipoib_dev *priv);
 int ipoib_qp_bring_up(struct ipoib_dev *priv);

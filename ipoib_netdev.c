@@ -112,7 +112,7 @@ static int ipoib_init(struct net_device *dev)
 	ret = ipoib_cm_dev_init(priv);
 	if (ret)
 		goto err_neigh;
-	ret = ipoib_transport_init(priv);
+	ret = ipoib_transport_init(priv, &ipoib_ud_handlers);
 	if (ret)
 		goto err_cm;
 	ret = rdma_query_gid(priv->ca, priv->port, 0, &priv->local_gid);
@@ -231,6 +231,7 @@ void ipoib_setup(struct net_device *dev)
 	INIT_DELAYED_WORK(&priv->up_retry_task, ipoib_up_retry_task);
 	skb_queue_head_init(&priv->staged);
 	priv->xmit_staged = ipoib_xmit_staged;
+	priv->check_sender_lid = ipoib_path_check_lid;
 	skb_queue_head_init(&priv->too_big);
 	INIT_WORK(&priv->too_big_task, ipoib_too_big_task);
 

@@ -25,6 +25,9 @@ static int ipoib_up(struct ipoib_dev *priv)
 			    priv->pkey);
 		return 0;
 	}
+	ret = ipoib_set_mtu_limits(priv);
+	if (ret)
+		return ret;
 	ret = ipoib_rings_up(priv);
 	if (ret)
 		return ret;
@@ -190,7 +193,7 @@ int ipoib_resize_rings(struct ipoib_dev *priv, unsigned int rx,
 	open = test_bit(IPOIB_OPEN, &priv->flags);
 	if (open)
 		ipoib_down(priv);
-	ret = ipoib_transport_resize(priv, rx, tx);
+	ret = ipoib_transport_resize(priv, &ipoib_ud_handlers, rx, tx);
 	if (ret)
 		NL_SET_ERR_MSG(extack, "the HCA refused queues of that size");
 	else
