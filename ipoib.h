@@ -691,7 +691,7 @@ struct ipoib_neigh *ipoib_neigh_get_or_create(struct ipoib_dev *priv,
 					      const u8 *daddr);
 void ipoib_neigh_set_ah(struct ipoib_neigh *neigh, struct ipoib_ah *ah);
 void ipoib_neigh_kill(struct ipoib_neigh *neigh);
-void ipoib_neigh_gc(struct work_struct *work);
+void ipoib_neigh_gc(struct ipoib_dev *priv);
 bool ipoib_neigh_queue(struct ipoib_neigh *neigh, struct sk_buff *skb);
 
 /* ipoib_path.c */
@@ -730,6 +730,7 @@ int ipoib_set_mode(struct ipoib_dev *priv, bool connected,
 void ipoib_cm_fallback_task(struct work_struct *work);
 void ipoib_up_retry_task(struct work_struct *work);
 void ipoib_link_task(struct work_struct *work);
+void ipoib_gc_task(struct work_struct *work);
 
 /* ipoib_rdma_cm.c */
 struct net_device *ipoib_rdma_cm_owner(struct ib_device *ca, u32 port,

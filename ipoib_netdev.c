@@ -220,7 +220,7 @@ void ipoib_setup(struct net_device *dev)
 	u64_stats_init(&priv->tx_stats.syncp);
 	INIT_DELAYED_WORK(&priv->mcast_task, ipoib_mcast_task);
 	INIT_WORK(&priv->mcast_restart_task, ipoib_mcast_restart_task);
-	INIT_DELAYED_WORK(&priv->gc_task, ipoib_neigh_gc);
+	INIT_DELAYED_WORK(&priv->gc_task, ipoib_gc_task);
 	INIT_DELAYED_WORK(&priv->ah_reap_task, ipoib_ah_reap);
 	INIT_DELAYED_WORK(&priv->link_task, ipoib_link_task);
 	INIT_WORK(&priv->flush_light, ipoib_flush_light);

@@ -161,6 +161,21 @@ int ipoib_open(struct net_device *dev)
 	return ret;
 }
 
+/*
+ * While the interface is open, every IPOIB_GC_INTERVAL: idle neighbours
+ * go, then send-only groups nobody sends to any more.
+ */
+void ipoib_gc_task(struct work_struct *work)
+{
+	struct ipoib_dev *priv = container_of(to_delayed_work(work),
+					      struct ipoib_dev, gc_task);
+
+	ipoib_neigh_gc(priv);
+	ipoib_mcast_gc(priv);
+	if (test_bit(IPOIB_OPEN, &priv->flags))
+		queue_delayed_work(priv->wq, &priv->gc_task, IPOIB_GC_INTERVAL);
+}
+
 int ipoib_stop(struct net_device *dev)
 {
 	struct ipoib_dev *priv = ipoib_priv(dev);
