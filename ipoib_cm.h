@@ -182,6 +182,11 @@ struct ipoib_cm_dev {
 	/* The poll's alone: on the stack it would be zeroed on every poll. */
 	struct ib_wc wcs[IPOIB_POLL_BATCH];
 	struct delayed_work reap_task;
+	/*
+	 * A receive failed: the connection ends (ipoib_cm_conn_kill()).
+	 * Handed down by ipoib_cm.c to the receive side below it.
+	 */
+	void (*conn_kill)(struct ipoib_cm_conn *conn, bool failed);
 };
 
 /* ipoib_cm.c */
@@ -196,11 +201,6 @@ struct ipoib_cm_conn *ipoib_cm_conn_start(struct ipoib_dev *priv,
 					  struct ipoib_neigh *neigh);
 struct ipoib_cm_conn *ipoib_cm_find_sendable(struct ipoib_dev *priv,
 					     const u8 *peer);
-
-/* ipoib_cm_tx.c */
-unsigned int ipoib_cm_sq_size(const struct ipoib_cm_conn *conn);
-void ipoib_cm_tx_drain(struct ipoib_cm_conn *conn);
-void ipoib_cm_tx_free(struct ipoib_cm_conn *conn);
 
 /* ipoib_cm_cq.c */
 int ipoib_cm_poll(struct napi_struct *napi, int budget);

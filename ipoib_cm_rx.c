@@ -241,7 +241,7 @@ static void rx_done(struct ib_cq *cq, struct ib_wc *wc)
 					 ib_wc_status_msg(wc->status));
 			ipoib_count(priv, IPOIB_CNT_CM_ERRORS_WC);
 			atomic_long_inc(&priv->rx_errors);
-			ipoib_cm_conn_kill(conn, true);
+			priv->cm->conn_kill(conn, true);
 		}
 		/* The SRQ outlives the QP: the buffer goes back to it. */
 		if (priv->cm->srq)
