@@ -189,19 +189,6 @@ struct ipoib_cm_dev {
 	void (*conn_kill)(struct ipoib_cm_conn *conn, bool failed);
 };
 
-/* ipoib_cm.c */
-extern struct workqueue_struct *ipoib_cm_wq;
-void ipoib_cm_conn_kill(struct ipoib_cm_conn *conn, bool failed);
-void ipoib_cm_req_form(int policy, enum ipoib_cm_peer_form form,
-		       bool sid_param_rfc, bool *sid_rfc, bool *shared);
-enum ipoib_cm_peer_form ipoib_cm_form_now(enum ipoib_cm_peer_form form,
-					  unsigned long learned,
-					  unsigned long now);
-struct ipoib_cm_conn *ipoib_cm_conn_start(struct ipoib_dev *priv,
-					  struct ipoib_neigh *neigh);
-struct ipoib_cm_conn *ipoib_cm_find_sendable(struct ipoib_dev *priv,
-					     const u8 *peer);
-
 /* ipoib_cm_cq.c */
 int ipoib_cm_poll(struct napi_struct *napi, int budget);
 void ipoib_cm_poll_kick(struct ipoib_dev *priv);
@@ -216,6 +203,19 @@ void ipoib_cm_rx_cleanup(struct ipoib_dev *priv);
 int ipoib_cm_rx_ring_init(struct ipoib_cm_conn *conn);
 void ipoib_cm_rx_ring_drain(struct ipoib_cm_conn *conn);
 void ipoib_cm_rx_ring_free(struct ipoib_cm_conn *conn);
+
+/* ipoib_cm.c */
+extern struct workqueue_struct *ipoib_cm_wq;
+void ipoib_cm_conn_kill(struct ipoib_cm_conn *conn, bool failed);
+void ipoib_cm_req_form(int policy, enum ipoib_cm_peer_form form,
+		       bool sid_param_rfc, bool *sid_rfc, bool *shared);
+enum ipoib_cm_peer_form ipoib_cm_form_now(enum ipoib_cm_peer_form form,
+					  unsigned long learned,
+					  unsigned long now);
+struct ipoib_cm_conn *ipoib_cm_conn_start(struct ipoib_dev *priv,
+					  struct ipoib_neigh *neigh);
+struct ipoib_cm_conn *ipoib_cm_find_sendable(struct ipoib_dev *priv,
+					     const u8 *peer);
 
 /*
  * Does the peer send on this connection?  On a one-way one we opened it
