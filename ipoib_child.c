@@ -5,6 +5,8 @@
  * through sysfs create_child (named parent.PKEY) or through rtnl.
  */
 #include "ipoib.h"
+#include "ipoib_child.h"
+#include "ipoib_netdev.h"
 
 static bool pkey_ok(struct ipoib_dev *parent, u16 pkey)
 {

@@ -25,6 +25,8 @@
 #include <net/netevent.h>
 #include <rdma/ib_cache.h>
 #include "ipoib_cm.h"
+#include "ipoib_link.h"
+#include "ipoib_tx.h"
 
 static char *cm_policy = "auto";
 module_param(cm_policy, charp, 0444);

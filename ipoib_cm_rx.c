@@ -11,6 +11,8 @@
 #include <linux/slab.h>
 #include <linux/delay.h>
 #include "ipoib_cm.h"
+#include "ipoib_ib.h"
+#include "ipoib_rx_pages.h"
 
 /* Pages the pool keeps for reuse when more come back than are taken. */
 #define IPOIB_CM_POOL_CACHE	(64 * IPOIB_CM_RX_PAGES)

@@ -9,6 +9,8 @@
  */
 #include <net/ndisc.h>
 #include "ipoib_cm.h"
+#include "ipoib_pmtu.h"
+#include "ipoib_tx.h"
 
 /* Payload of the packet: skb->data is at the IPoIB header. */
 static unsigned int payload_len(const struct sk_buff *skb)

@@ -13,6 +13,11 @@
 #include <linux/tcp.h>
 #include <net/gro.h>
 #include "ipoib.h"
+#include "ipoib_ib.h"
+#include "ipoib_pmtu.h"
+#include "ipoib_rx_pages.h"
+#include "ipoib_tx.h"
+#include "ipoib_verbs.h"
 
 #define IPOIB_DRAIN_TIMEOUT	(5 * HZ)
 #define IPOIB_RX_HEADROOM	NET_SKB_PAD

@@ -4,7 +4,8 @@
  * address, the MTU rules of each mode and the statistics.  The net_device
  * that uses them (ops table, set-up) is ipoib_netdev.c's.
  */
-#include "ipoib.h"
+#include "ipoib_cm.h"
+#include "ipoib_link.h"
 
 /*
  * The IPoIB header, and ahead of it the destination address for the

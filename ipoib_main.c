@@ -7,7 +7,14 @@
 #include <linux/module.h>
 #include <linux/log2.h>
 #include <rdma/ib_cache.h>
-#include "ipoib.h"
+#include "ipoib_cm.h"
+#include "ipoib_debugfs.h"
+#include "ipoib_events.h"
+#include "ipoib_netdev.h"
+#include "ipoib_netlink.h"
+#include "ipoib_rdma_cm.h"
+#include "ipoib_selftest.h"
+#include "ipoib_sysfs.h"
 
 MODULE_DESCRIPTION("IP over InfiniBand (RFC 4391, 4392, 4755)");
 MODULE_LICENSE("GPL");

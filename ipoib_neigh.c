@@ -7,6 +7,9 @@
  */
 #include <linux/slab.h>
 #include "ipoib.h"
+#include "ipoib_ah.h"
+#include "ipoib_neigh.h"
+#include "ipoib_tx.h"
 
 static const struct rhashtable_params neigh_params = {
 	.key_len = IPOIB_ALEN,

@@ -10,7 +10,23 @@
 #include <linux/if_arp.h>
 #include <linux/etherdevice.h>
 #include <rdma/ib_cache.h>
-#include "ipoib.h"
+#include "ipoib_cm.h"
+#include "ipoib_ah.h"
+#include "ipoib_debugfs.h"
+#include "ipoib_ethtool.h"
+#include "ipoib_events.h"
+#include "ipoib_ib.h"
+#include "ipoib_link.h"
+#include "ipoib_multicast.h"
+#include "ipoib_neigh.h"
+#include "ipoib_netdev.h"
+#include "ipoib_path.h"
+#include "ipoib_pmtu.h"
+#include "ipoib_state.h"
+#include "ipoib_tx.h"
+#include "ipoib_verbs.h"
+#include "ipoib_vf.h"
+#include "ipoib_xmit.h"
 
 static void ipoib_tx_timeout(struct net_device *dev, unsigned int txqueue)
 {

@@ -8,7 +8,16 @@
  */
 #include <net/sch_generic.h>
 #include <rdma/ib_cache.h>
-#include "ipoib.h"
+#include "ipoib_cm.h"
+#include "ipoib_ib.h"
+#include "ipoib_link.h"
+#include "ipoib_multicast.h"
+#include "ipoib_neigh.h"
+#include "ipoib_path.h"
+#include "ipoib_pmtu.h"
+#include "ipoib_state.h"
+#include "ipoib_tx.h"
+#include "ipoib_verbs.h"
 
 /*
  * Rings and QP, connected mode, then the joins that turn the carrier on.

@@ -14,6 +14,10 @@
 #include <linux/rtnetlink.h>
 #include <linux/sysfs.h>
 #include "ipoib.h"
+#include "ipoib_child.h"
+#include "ipoib_link.h"
+#include "ipoib_state.h"
+#include "ipoib_sysfs.h"
 
 static struct ipoib_dev *to_ipoib(struct device *d)
 {

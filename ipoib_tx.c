@@ -20,6 +20,7 @@
  */
 #include <linux/netpoll.h>
 #include "ipoib.h"
+#include "ipoib_tx.h"
 
 void ipoib_tx_drop(struct ipoib_dev *priv, struct sk_buff *skb,
 		   enum ipoib_counter why)

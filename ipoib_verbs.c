@@ -5,6 +5,7 @@
  */
 #include <rdma/ib_cache.h>
 #include "ipoib.h"
+#include "ipoib_verbs.h"
 
 static atomic_t next_vector = ATOMIC_INIT(0);
 

@@ -10,7 +10,14 @@
  * checked the one way.  Lock order: the transmit lock, then staged.lock.
  */
 #include <linux/netpoll.h>
-#include "ipoib.h"
+#include "ipoib_cm.h"
+#include "ipoib_ib.h"
+#include "ipoib_multicast.h"
+#include "ipoib_neigh.h"
+#include "ipoib_netpoll.h"
+#include "ipoib_path.h"
+#include "ipoib_tx.h"
+#include "ipoib_xmit.h"
 
 /* skb->data at the pseudo header; under the transmit lock. */
 static void xmit(struct ipoib_dev *priv, struct sk_buff *skb)
