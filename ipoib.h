@@ -1,33 +1,54 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * IP over InfiniBand: the interface's state, shared by the driver's files.
+ * IP over InfiniBand: the interface's state and the types every file of
+ * the driver shares.  Each file's functions are declared in a header of
+ * its own, ipoib_tx.h for ipoib_tx.c and so on, and connected mode's in
+ * ipoib_cm.h with its types; a file includes the headers of what it uses.
+ * The files, in their layers from the bottom up (Documentation/layers.rst;
+ * a file uses only its own layer and those below, tests/lint/layers):
  *
- *   ipoib_main.c       module, ib_client, creating a port's interfaces
- *   ipoib_netdev.c     net_device ops, header ops, MTU, stats, TX timeout
- *   ipoib_xmit.c       where a packet goes; packets that waited, sent again
- *   ipoib_netpoll.c    netpoll's (netconsole's) Ethernet frames, sent on UD
- *   ipoib_state.c      data path up and down, mode, ring resize, link task
- *   ipoib_ib.c         UD data path: rings, NAPI, send, receive
- *   ipoib_tx.c         send rings of every QP: room, mapping, queue control
- *   ipoib_pmtu.c       packets too big: dropped, their senders told (ICMP)
- *   ipoib_rx_pages.c   receive pages recycled through a page_pool
- *   ipoib_verbs.c      QP and CQ set-up and state changes
- *   ipoib_neigh.c      neighbours (20-byte address -> AH, QPN, connection)
- *   ipoib_path.c       SA path records and unicast address handles
- *   ipoib_ah.c         address handle lifetime
- *   ipoib_multicast.c  groups, joins, leaves, send-only groups
- *   ipoib_events.c     port events and the flushes they call for
- *   ipoib_child.c      P_Key child interfaces
- *   ipoib_rdma_cm.c    which interface owns an address, for rdma_cm
- *   ipoib_vf.c         SR-IOV VFs' GUIDs and link state, through the HCA
- *   ipoib_cm.c         connected mode (RFC 4755): connections, CM protocol
- *   ipoib_cm_tx.c      connected mode: choosing RC/UC or UD, send, PMTU
- *   ipoib_cm_rx.c      connected mode: SRQ or per-connection receive rings
- *   ipoib_cm_cq.c      connected mode: the CQs connections share
- *   ipoib_sysfs.c, ipoib_netlink.c, ipoib_ethtool.c, ipoib_debugfs.c
- *                      what users touch
+ *   ipoib_params.c     module parameters and the SA client
  *   ipoib_fault.c      allocation failures on demand (fault-injection
  *                      kernels only; ipoib_fault.h)
+ *   ipoib_pmtu.c       packets too big: dropped, their senders told (ICMP)
+ *
+ *   ipoib_verbs.c      QP and CQ set-up and state changes
+ *   ipoib_ah.c         address handle lifetime
+ *   ipoib_rx_pages.c   receive pages recycled through a page_pool
+ *   ipoib_tx.c         send rings of every QP: room, mapping, queue
+ *                      control; the staged queue
+ *   ipoib_cm_cq.c      connected mode: the CQs connections share
+ *
+ *   ipoib_ib.c         UD data path: rings, NAPI, send, receive
+ *   ipoib_cm_rx.c      connected mode: SRQ or per-connection receive rings
+ *
+ *   ipoib_link.c       header ops, link address, MTU rules, statistics
+ *
+ *   ipoib_neigh.c      neighbours (20-byte address -> AH, QPN, connection)
+ *   ipoib_path.c       SA path records and unicast address handles
+ *   ipoib_multicast.c  groups, joins, leaves, send-only groups
+ *   ipoib_cm.c         connected mode (RFC 4755): connections, CM protocol
+ *
+ *   ipoib_cm_tx.c      connected mode: choosing RC/UC or UD, send, PMTU
+ *   ipoib_xmit.c       where a packet goes; packets that waited, sent again
+ *   ipoib_netpoll.c    netpoll's (netconsole's) Ethernet frames, sent on UD
+ *
+ *   ipoib_state.c      data path up and down, mode, ring resize, link task
+ *   ipoib_events.c     port events and the flushes they call for
+ *
+ *   ipoib_ethtool.c, ipoib_debugfs.c
+ *                      what users touch
+ *   ipoib_vf.c         SR-IOV VFs' GUIDs and link state, through the HCA
+ *   ipoib_rdma_cm.c    which interface owns an address, for rdma_cm
+ *   ipoib_selftest.c   pure rules checked at load (selftest=1)
+ *
+ *   ipoib_netdev.c     the net_device: ops table, set-up, init, making one
+ *
+ *   ipoib_child.c      P_Key child interfaces
+ *   ipoib_sysfs.c, ipoib_netlink.c
+ *                      their configuration: mode, umcast, children
+ *
+ *   ipoib_main.c       module, ib_client, creating a port's interfaces
  */
 #ifndef IPOIB_H
 #define IPOIB_H
@@ -64,11 +85,12 @@
 #define IPOIB_MIN_QUEUE		64	/* ring sizes, entries */
 #define IPOIB_MAX_QUEUE		8192
 
-/* Module parameters (ipoib_main.c). */
+/* Module parameters and the SA client (ipoib_params.c). */
 extern unsigned int ipoib_sendq_size;
 extern unsigned int ipoib_recvq_size;
 extern int ipoib_debug_level;
 extern int ipoib_mcast_debug_level;
+extern struct ib_sa_client ipoib_sa_client;
 
 struct ipoib_dev;
 
@@ -82,6 +104,14 @@ struct ipoib_header {
 struct ipoib_pseudo_header {
 	u8 hwaddr[IPOIB_ALEN];
 };
+
+static inline void ipoib_push_pseudo_header(struct sk_buff *skb,
+					    const u8 *daddr)
+{
+	struct ipoib_pseudo_header *ph = skb_push(skb, sizeof(*ph));
+
+	memcpy(ph->hwaddr, daddr, IPOIB_ALEN);
+}
 
 /*
  * An address handle shared by paths, groups and neighbours.  It dies when
@@ -231,6 +261,16 @@ static inline bool ipoib_tx_room(const struct ipoib_tx_ring *r)
 {
 	return ipoib_tx_outstanding(r) < r->size;
 }
+
+/*
+ * The UD data path's CQ handlers and NAPI poll (ipoib_ib.c), handed to
+ * the verbs objects that call them (ipoib_verbs.c).
+ */
+struct ipoib_ud_handlers {
+	ib_comp_handler rx_completion;
+	ib_comp_handler tx_completion;
+	int (*poll)(struct napi_struct *napi, int budget);
+};
 
 /* Counters beyond rtnl_link_stats64, reported by ethtool -S. */
 enum ipoib_counter {
@@ -438,7 +478,18 @@ struct ipoib_dev {
 	struct delayed_work cm_fallback_task;	/* connected mode failed */
 	struct delayed_work up_retry_task;	/* a bring-up failed while up */
 	unsigned long up_retry_backoff;		/* under state_lock */
-	struct sk_buff_head staged;	/* waited, ready to go: ipoib_xmit.c */
+	struct sk_buff_head staged;	/* waited, ready to go: ipoib_tx.c */
+	/*
+	 * Drains staged under the transmit lock: the transmit decision's
+	 * (ipoib_xmit.c), handed down by ipoib_setup() to the layers below.
+	 */
+	void (*xmit_staged)(struct ipoib_dev *priv);
+	/*
+	 * A received packet named its sender's GID and LID: the path layer's
+	 * (ipoib_path.c), handed down by ipoib_setup() to UD receive.
+	 */
+	void (*check_sender_lid)(struct ipoib_dev *priv,
+				 const union ib_gid *gid, u32 slid);
 	struct sk_buff_head too_big;	/* owed an ICMP: ipoib_pmtu.c */
 	struct work_struct too_big_task;
 	struct ib_event_handler event_handler;
@@ -492,6 +543,34 @@ static inline bool ipoib_is_child(const struct ipoib_dev *priv)
 	return priv->parent;
 }
 
+/* Connected mode chosen (it may not be running: ipoib_cm_active()). */
+static inline bool ipoib_mode_connected(const struct ipoib_dev *priv)
+{
+	return test_bit(IPOIB_CM_MODE, &priv->flags);
+}
+
+/* Connected mode running: listening, receive rings up (ipoib_cm.c). */
+static inline bool ipoib_cm_active(const struct ipoib_dev *priv)
+{
+	return test_bit(IPOIB_CM_RUNNING, &priv->flags);
+}
+
+/* What one UD message carries on this port. */
+static inline unsigned int ipoib_ud_payload_mtu(const struct ipoib_dev *priv)
+{
+	return ipoib_ud_mtu(priv->max_ib_mtu);
+}
+
+/*
+ * What a UD message may carry to any member of the partition, and to any
+ * multicast group: the broadcast group's MTU bounds every member's (RFC
+ * 4391 5), our port's may be larger.
+ */
+static inline unsigned int ipoib_ud_group_mtu(const struct ipoib_dev *priv)
+{
+	return min(priv->mcast_mtu, ipoib_ud_payload_mtu(priv));
+}
+
 #define ipoib_dbg(priv, fmt, ...)					\
 	do {								\
 		if (ipoib_debug_level > 0)				\
@@ -502,237 +581,5 @@ static inline bool ipoib_is_child(const struct ipoib_dev *priv)
 		if (ipoib_mcast_debug_level > 0)			\
 			netdev_dbg((priv)->dev, fmt, ##__VA_ARGS__);	\
 	} while (0)
-
-/* ipoib_main.c */
-extern struct ib_sa_client ipoib_sa_client;
-struct net_device *ipoib_create_netdev(struct ib_device *ca, u32 port,
-				       const char *name, u16 pkey,
-				       struct ipoib_dev *parent);
-
-/* ipoib_netdev.c */
-void ipoib_push_pseudo_header(struct sk_buff *skb, const u8 *daddr);
-bool ipoib_is_our_netdev(const struct net_device *dev);
-void ipoib_setup(struct net_device *dev);
-int ipoib_set_mtu_limits(struct ipoib_dev *priv);
-void ipoib_update_mtu(struct ipoib_dev *priv);
-void ipoib_update_dev_addr(struct ipoib_dev *priv);
-void ipoib_stats_fold(struct ipoib_dev *priv, struct rtnl_link_stats64 *s);
-bool ipoib_mode_connected(const struct ipoib_dev *priv);
-int ipoib_set_umcast(struct ipoib_dev *priv, bool on);
-unsigned int ipoib_ud_group_mtu(const struct ipoib_dev *priv);
-unsigned int ipoib_mode_max_mtu(const struct ipoib_dev *priv);
-unsigned int ipoib_usable_mtu(const struct ipoib_dev *priv);
-
-/* ipoib_ib.c */
-int ipoib_rings_up(struct ipoib_dev *priv);
-void ipoib_rings_down(struct ipoib_dev *priv);
-int ipoib_ud_send(struct ipoib_dev *priv, struct sk_buff *skb,
-		  struct ipoib_ah *ah, u32 qpn);
-int ipoib_poll(struct napi_struct *napi, int budget);
-void ipoib_rx_completion(struct ib_cq *cq, void *ctx);
-void ipoib_tx_completion(struct ib_cq *cq, void *ctx);
-struct sk_buff *ipoib_rx_small_skb(struct ipoib_dev *priv, unsigned int len);
-bool ipoib_rx_to_stack(struct ipoib_dev *priv, struct sk_buff *skb,
-		       unsigned char pkt_type, const struct ib_wc *wc,
-		       struct napi_struct *napi);
-
-/* ipoib_rx_pages.c */
-int ipoib_rx_pages_init(struct ipoib_dev *priv, struct ipoib_rx_pages *rp,
-			unsigned int order, unsigned int offset,
-			unsigned int len, unsigned int cache);
-void ipoib_rx_pages_destroy(struct ipoib_rx_pages *rp);
-u64 ipoib_rx_pages_new(const struct ipoib_rx_pages *rp);
-struct page *ipoib_rx_page_get(struct ipoib_rx_pages *rp, u64 *addr);
-void ipoib_rx_page_put(struct ipoib_rx_pages *rp, struct page *page,
-		       u64 addr);
-#ifdef IPOIB_RX_PAGE_POOL
-/* A page goes up in skb: it comes back to the pool when the stack is done. */
-static inline void ipoib_rx_page_to_stack(struct ipoib_rx_pages *rp,
-					  struct sk_buff *skb, u64 addr)
-{
-	skb_mark_for_recycle(skb);
-}
-#else
-void ipoib_rx_page_to_stack(struct ipoib_rx_pages *rp, struct sk_buff *skb,
-			    u64 addr);
-#endif
-void ipoib_rx_page_sync(struct ipoib_dev *priv, u64 addr, unsigned int len);
-
-/* ipoib_tx.c */
-int ipoib_tx_ring_init(struct ipoib_tx_ring *ring, unsigned int size,
-		       gfp_t gfp);
-void ipoib_tx_ring_discard(struct ipoib_dev *priv, struct ipoib_tx_ring *ring);
-void ipoib_tx_ring_free(struct ipoib_tx_ring *ring);
-struct ipoib_tx_slot *ipoib_tx_claim(struct ipoib_dev *priv,
-				     struct ipoib_tx_ring *ring,
-				     struct sk_buff *skb);
-int ipoib_tx_load(struct ipoib_dev *priv, struct ipoib_tx_slot *slot,
-		  struct sk_buff *skb, unsigned int hlen, struct ib_sge *sge);
-int ipoib_tx_posted(struct ipoib_dev *priv, struct ipoib_tx_ring *ring,
-		    struct ipoib_tx_slot *slot, unsigned int len, int ret);
-void ipoib_tx_release(struct ipoib_dev *priv, struct ipoib_tx_ring *ring,
-		      struct ipoib_tx_slot *slot, int budget);
-void ipoib_tx_ud_posted(struct ipoib_dev *priv);
-void ipoib_tx_ud_reaped(struct ipoib_dev *priv);
-void ipoib_tx_drop(struct ipoib_dev *priv, struct sk_buff *skb,
-		   enum ipoib_counter why);
-
-/* ipoib_verbs.c */
-int ipoib_transport_init(struct ipoib_dev *priv);
-int ipoib_transport_resize(struct ipoib_dev *priv, unsigned int rx,
-			   unsigned int tx);
-void ipoib_transport_cleanup(struct ipoib_dev *priv);
-int ipoib_qp_bring_up(struct ipoib_dev *priv);
-int ipoib_qp_to_error(struct ipoib_dev *priv);
-int ipoib_qp_reset(struct ipoib_dev *priv);
-int ipoib_qp_set_qkey(struct ipoib_dev *priv, u32 qkey);
-int ipoib_mcast_attach(struct ipoib_dev *priv, struct ipoib_mcast *mcast);
-void ipoib_mcast_detach(struct ipoib_dev *priv, struct ipoib_mcast *mcast);
-bool ipoib_find_pkey_index(struct ipoib_dev *priv);
-
-/* ipoib_ah.c */
-struct ipoib_ah *ipoib_ah_create(struct ipoib_dev *priv,
-				 struct rdma_ah_attr *attr);
-void ipoib_ah_put(struct ipoib_ah *ah);
-static inline struct ipoib_ah *ipoib_ah_get(struct ipoib_ah *ah)
-{
-	kref_get(&ah->ref);
-	return ah;
-}
-
-void ipoib_ah_reap(struct work_struct *work);
-void ipoib_ah_reap_all(struct ipoib_dev *priv);
-
-/* ipoib_pmtu.c */
-void ipoib_too_big(struct ipoib_dev *priv, struct sk_buff *skb,
-		   unsigned int mtu);
-void ipoib_too_big_task(struct work_struct *work);
-void ipoib_too_big_flush(struct ipoib_dev *priv);
-
-/* ipoib_xmit.c */
-netdev_tx_t ipoib_start_xmit(struct sk_buff *skb, struct net_device *dev);
-void ipoib_stage(struct ipoib_dev *priv, struct sk_buff_head *ready);
-void ipoib_send_staged(struct ipoib_dev *priv, struct sk_buff_head *ready);
-void ipoib_staged_drop(struct ipoib_dev *priv);
-void ipoib_drop_queue(struct ipoib_dev *priv, struct sk_buff_head *q,
-		      enum ipoib_counter why);
-
-/* ipoib_vf.c */
-int ipoib_set_vf_link_state(struct net_device *dev, int vf, int state);
-int ipoib_get_vf_config(struct net_device *dev, int vf,
-			struct ifla_vf_info *ivf);
-int ipoib_set_vf_guid(struct net_device *dev, int vf, u64 guid, int type);
-int ipoib_get_vf_guid(struct net_device *dev, int vf,
-		      struct ifla_vf_guid *node_guid,
-		      struct ifla_vf_guid *port_guid);
-int ipoib_get_vf_stats(struct net_device *dev, int vf,
-		       struct ifla_vf_stats *stats);
-
-/* ipoib_netpoll.c */
-void ipoib_netpoll_xmit(struct ipoib_dev *priv, struct sk_buff *skb);
-
-/* ipoib_neigh.c */
-int ipoib_neigh_table_init(struct ipoib_dev *priv);
-void ipoib_neigh_table_destroy(struct ipoib_dev *priv);
-struct ipoib_neigh *ipoib_neigh_find(struct ipoib_dev *priv, const u8 *daddr);
-struct ipoib_neigh *ipoib_neigh_get_or_create(struct ipoib_dev *priv,
-					      const u8 *daddr);
-void ipoib_neigh_set_ah(struct ipoib_neigh *neigh, struct ipoib_ah *ah);
-void ipoib_neigh_kill(struct ipoib_neigh *neigh);
-void ipoib_neigh_gc(struct work_struct *work);
-bool ipoib_neigh_queue(struct ipoib_neigh *neigh, struct sk_buff *skb);
-
-/* ipoib_path.c */
-void ipoib_xmit_unicast_slow(struct ipoib_dev *priv, struct sk_buff *skb,
-			     const u8 *daddr);
-void ipoib_paths_invalidate(struct ipoib_dev *priv);
-void ipoib_path_check_lid(struct ipoib_dev *priv, const union ib_gid *gid,
-			  u32 slid);
-void ipoib_paths_flush(struct ipoib_dev *priv);
-
-/* ipoib_multicast.c */
-void ipoib_mcast_start(struct ipoib_dev *priv);
-void ipoib_mcast_stop(struct ipoib_dev *priv);
-void ipoib_mcast_restart(struct ipoib_dev *priv);
-void ipoib_mcast_send(struct ipoib_dev *priv, struct sk_buff *skb,
-		      const u8 *daddr);
-void ipoib_mcast_task(struct work_struct *work);
-void ipoib_mcast_restart_task(struct work_struct *work);
-void ipoib_mcast_gc(struct ipoib_dev *priv);
-
-/* ipoib_events.c */
-void ipoib_tx_recover(struct work_struct *work);
-void ipoib_event(struct ib_event_handler *handler, struct ib_event *event);
-void ipoib_flush_light(struct work_struct *work);
-void ipoib_flush_normal(struct work_struct *work);
-void ipoib_flush_heavy(struct work_struct *work);
-
-/* ipoib_state.c */
-int ipoib_open(struct net_device *dev);
-int ipoib_stop(struct net_device *dev);
-void ipoib_restart(struct ipoib_dev *priv);
-int ipoib_resize_rings(struct ipoib_dev *priv, unsigned int rx,
-		       unsigned int tx, struct netlink_ext_ack *extack);
-int ipoib_set_mode(struct ipoib_dev *priv, bool connected,
-		   struct netlink_ext_ack *extack);
-void ipoib_cm_fallback_task(struct work_struct *work);
-void ipoib_up_retry_task(struct work_struct *work);
-void ipoib_link_task(struct work_struct *work);
-
-/* ipoib_rdma_cm.c */
-struct net_device *ipoib_rdma_cm_owner(struct ib_device *ca, u32 port,
-				       u16 pkey, const union ib_gid *gid,
-				       const struct sockaddr *addr,
-				       struct list_head *parents);
-
-/* ipoib_child.c */
-int ipoib_child_add(struct ipoib_dev *parent, u16 pkey, const char *name,
-		    struct net_device **out);
-int ipoib_child_del(struct ipoib_dev *parent, u16 pkey);
-int ipoib_child_init_netlink(struct ipoib_dev *parent, struct net_device *dev,
-			     u16 pkey, struct netlink_ext_ack *extack);
-void ipoib_child_dellink(struct net_device *dev, struct list_head *head);
-
-/* ipoib_sysfs.c, ipoib_netlink.c, ipoib_ethtool.c, ipoib_debugfs.c */
-extern const struct attribute_group *ipoib_sysfs_groups[];
-void ipoib_sysfs_add(struct net_device *dev);
-int ipoib_netlink_init(void);
-void ipoib_netlink_exit(void);
-extern struct rtnl_link_ops ipoib_link_ops;
-extern const struct ethtool_ops ipoib_ethtool_ops;
-void ipoib_debugfs_init(void);
-void ipoib_debugfs_exit(void);
-void ipoib_debugfs_add(struct ipoib_dev *priv);
-void ipoib_debugfs_remove(struct ipoib_dev *priv);
-
-/* ipoib_selftest.c */
-int ipoib_selftest_run(void);
-
-/* ipoib_cm*.c: connected mode, RFC 4755 (ipoib_cm.h has the rest). */
-struct ipoib_cm_dev;
-struct ipoib_cm_conn;
-static inline bool ipoib_cm_active(const struct ipoib_dev *priv)
-{
-	return test_bit(IPOIB_CM_RUNNING, &priv->flags);
-}
-
-int ipoib_cm_check_params(void);
-int ipoib_cm_module_init(void);
-void ipoib_cm_module_exit(void);
-int ipoib_cm_dev_init(struct ipoib_dev *priv);
-void ipoib_cm_dev_cleanup(struct ipoib_dev *priv);
-bool ipoib_cm_supported(const struct ipoib_dev *priv);
-u8 ipoib_cm_addr_flags(void);
-int ipoib_cm_up(struct ipoib_dev *priv);
-void ipoib_cm_down(struct ipoib_dev *priv);
-bool ipoib_cm_xmit(struct ipoib_dev *priv, struct ipoib_neigh *neigh,
-		   struct sk_buff *skb);
-bool ipoib_cm_xmit_new(struct ipoib_dev *priv, struct sk_buff *skb,
-		       const u8 *daddr);
-void ipoib_cm_peer_moved(struct ipoib_dev *priv, const union ib_gid *gid);
-u64 ipoib_cm_rx_pages_new(struct ipoib_dev *priv);
-unsigned int ipoib_cm_rx_mtu(const struct ipoib_dev *priv);
-struct seq_file;
-void ipoib_cm_debugfs_show(struct seq_file *m, struct ipoib_dev *priv);
 
 #endif /* IPOIB_H */

@@ -7,6 +7,7 @@
  */
 #include <linux/slab.h>
 #include "ipoib.h"
+#include "ipoib_ah.h"
 
 #define IPOIB_AH_REAP_DELAY	(HZ / 10)
 

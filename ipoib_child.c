@@ -5,6 +5,8 @@
  * through sysfs create_child (named parent.PKEY) or through rtnl.
  */
 #include "ipoib.h"
+#include "ipoib_child.h"
+#include "ipoib_netdev.h"
 
 static bool pkey_ok(struct ipoib_dev *parent, u16 pkey)
 {
@@ -40,7 +42,7 @@ static int register_child(struct ipoib_dev *parent, struct net_device *dev)
 	ret = register_netdevice(dev);
 	if (ret)
 		return ret;
-	ipoib_sysfs_add(dev);
+	ipoib_netdev_registered(dev);
 	mutex_lock(&parent->children_lock);
 	list_add_tail(&priv->child_link, &parent->children);
 	mutex_unlock(&parent->children_lock);
@@ -138,6 +140,8 @@ int ipoib_child_init_netlink(struct ipoib_dev *parent, struct net_device *dev,
 	priv->port = parent->port;
 	priv->pkey = pkey;
 	priv->parent = parent;
+	/* The core set the link ops; the attributes are the parent's. */
+	dev->sysfs_groups[0] = parent->dev->sysfs_groups[0];
 	dev->dev_port = parent->dev->dev_port;
 	dev->dev_id = parent->dev->dev_id;
 	/* No parent device, as ipoib_create_netdev() says. */

@@ -17,6 +17,7 @@
  * crossed REQs, the meaning RFC 4755 3.3 gives it, so that a peer holds
  * its packets for the winner only when there is one.
  */
+#include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/random.h>
 #include <linux/seq_file.h>
@@ -24,6 +25,8 @@
 #include <net/netevent.h>
 #include <rdma/ib_cache.h>
 #include "ipoib_cm.h"
+#include "ipoib_link.h"
+#include "ipoib_tx.h"
 
 static char *cm_policy = "auto";
 module_param(cm_policy, charp, 0444);
@@ -564,6 +567,37 @@ static void qp_event(struct ib_event *ev, void *ctx)
  * The QP of a connection, in RESET.  One that cannot send gets a send
  * queue only for the drain marker.
  */
+/*
+ * The send queue a connection's QP needs: a ring's worth if it may send,
+ * else one entry for the drain marker.
+ */
+static unsigned int conn_sq_size(const struct ipoib_cm_conn *conn)
+{
+	if (!conn->can_send)
+		return 1;
+	return min_t(unsigned int, conn->priv->tx_size, IPOIB_CM_TX_RING);
+}
+
+/* The QP is in error: wait for its sends to come back flushed. */
+static void conn_tx_drain(struct ipoib_cm_conn *conn)
+{
+	unsigned long deadline = jiffies + IPOIB_CM_DRAIN_TIMEOUT;
+
+	while (ipoib_tx_outstanding(&conn->tx) &&
+	       time_before(jiffies, deadline))
+		usleep_range(5000, 10000);
+}
+
+/* QP gone, its completions reaped: free what never left the backlog. */
+static void conn_tx_free(struct ipoib_cm_conn *conn)
+{
+	struct ipoib_dev *priv = conn->priv;
+
+	ipoib_tx_ring_discard(priv, &conn->tx);
+	ipoib_tx_ring_free(&conn->tx);
+	ipoib_drop_queue(priv, &conn->backlog, IPOIB_CNT_CM_TX_DROP_BACKLOG);
+}
+
 static int conn_create_qp(struct ipoib_cm_conn *conn)
 {
 	struct ipoib_dev *priv = conn->priv;
@@ -589,7 +623,7 @@ static int conn_create_qp(struct ipoib_cm_conn *conn)
 	}
 	conn->rx_size = rq;
 	/* The drain marker goes on the send queue once it is empty. */
-	conn->sq_size = ipoib_cm_sq_size(conn);
+	conn->sq_size = conn_sq_size(conn);
 	if (!conn->can_send)
 		attr.cap.max_send_sge = 1;
 	ret = ipoib_cm_cq_take(conn, conn->sq_size + rq);
@@ -715,7 +749,7 @@ static void conn_quiesce(struct ipoib_cm_conn *conn)
 
 	/* The flushes may have scheduled the poll from this task. */
 	ipoib_cm_poll_kick(conn->priv);
-	ipoib_cm_tx_drain(conn);
+	conn_tx_drain(conn);
 	ipoib_cm_rx_ring_drain(conn);
 	conn->drain_cqe.done = drain_done;
 	local_bh_disable();
@@ -790,7 +824,7 @@ static void conn_destroy(struct ipoib_cm_conn *conn)
 		ib_destroy_qp(conn->qp);
 	}
 	ipoib_cm_cq_give_back(conn);
-	ipoib_cm_tx_free(conn);
+	conn_tx_free(conn);
 	ipoib_cm_rx_ring_free(conn);
 	ipoib_drop_queue(priv, &conn->queue, IPOIB_CNT_CM_TX_DROP_QUEUE);
 	conn_put(conn);
@@ -1256,6 +1290,7 @@ int ipoib_cm_dev_init(struct ipoib_dev *priv)
 	if (!cm)
 		return -ENOMEM;
 	cm->priv = priv;
+	cm->conn_kill = ipoib_cm_conn_kill;
 	INIT_LIST_HEAD(&cm->conns);
 	INIT_LIST_HEAD(&cm->cqs);
 	mutex_init(&cm->cq_lock);

@@ -182,25 +182,12 @@ struct ipoib_cm_dev {
 	/* The poll's alone: on the stack it would be zeroed on every poll. */
 	struct ib_wc wcs[IPOIB_POLL_BATCH];
 	struct delayed_work reap_task;
+	/*
+	 * A receive failed: the connection ends (ipoib_cm_conn_kill()).
+	 * Handed down by ipoib_cm.c to the receive side below it.
+	 */
+	void (*conn_kill)(struct ipoib_cm_conn *conn, bool failed);
 };
-
-/* ipoib_cm.c */
-extern struct workqueue_struct *ipoib_cm_wq;
-void ipoib_cm_conn_kill(struct ipoib_cm_conn *conn, bool failed);
-void ipoib_cm_req_form(int policy, enum ipoib_cm_peer_form form,
-		       bool sid_param_rfc, bool *sid_rfc, bool *shared);
-enum ipoib_cm_peer_form ipoib_cm_form_now(enum ipoib_cm_peer_form form,
-					  unsigned long learned,
-					  unsigned long now);
-struct ipoib_cm_conn *ipoib_cm_conn_start(struct ipoib_dev *priv,
-					  struct ipoib_neigh *neigh);
-struct ipoib_cm_conn *ipoib_cm_find_sendable(struct ipoib_dev *priv,
-					     const u8 *peer);
-
-/* ipoib_cm_tx.c */
-unsigned int ipoib_cm_sq_size(const struct ipoib_cm_conn *conn);
-void ipoib_cm_tx_drain(struct ipoib_cm_conn *conn);
-void ipoib_cm_tx_free(struct ipoib_cm_conn *conn);
 
 /* ipoib_cm_cq.c */
 int ipoib_cm_poll(struct napi_struct *napi, int budget);
@@ -216,6 +203,39 @@ void ipoib_cm_rx_cleanup(struct ipoib_dev *priv);
 int ipoib_cm_rx_ring_init(struct ipoib_cm_conn *conn);
 void ipoib_cm_rx_ring_drain(struct ipoib_cm_conn *conn);
 void ipoib_cm_rx_ring_free(struct ipoib_cm_conn *conn);
+u64 ipoib_cm_rx_pages_new(struct ipoib_dev *priv);
+unsigned int ipoib_cm_rx_mtu(const struct ipoib_dev *priv);
+
+/* ipoib_cm.c */
+extern struct workqueue_struct *ipoib_cm_wq;
+void ipoib_cm_conn_kill(struct ipoib_cm_conn *conn, bool failed);
+void ipoib_cm_req_form(int policy, enum ipoib_cm_peer_form form,
+		       bool sid_param_rfc, bool *sid_rfc, bool *shared);
+enum ipoib_cm_peer_form ipoib_cm_form_now(enum ipoib_cm_peer_form form,
+					  unsigned long learned,
+					  unsigned long now);
+struct ipoib_cm_conn *ipoib_cm_conn_start(struct ipoib_dev *priv,
+					  struct ipoib_neigh *neigh);
+struct ipoib_cm_conn *ipoib_cm_find_sendable(struct ipoib_dev *priv,
+					     const u8 *peer);
+int ipoib_cm_check_params(void);
+int ipoib_cm_module_init(void);
+void ipoib_cm_module_exit(void);
+int ipoib_cm_dev_init(struct ipoib_dev *priv);
+void ipoib_cm_dev_cleanup(struct ipoib_dev *priv);
+bool ipoib_cm_supported(const struct ipoib_dev *priv);
+u8 ipoib_cm_addr_flags(void);
+int ipoib_cm_up(struct ipoib_dev *priv);
+void ipoib_cm_down(struct ipoib_dev *priv);
+void ipoib_cm_peer_moved(struct ipoib_dev *priv, const union ib_gid *gid);
+struct seq_file;
+void ipoib_cm_debugfs_show(struct seq_file *m, struct ipoib_dev *priv);
+
+/* ipoib_cm_tx.c */
+bool ipoib_cm_xmit(struct ipoib_dev *priv, struct ipoib_neigh *neigh,
+		   struct sk_buff *skb);
+bool ipoib_cm_xmit_new(struct ipoib_dev *priv, struct sk_buff *skb,
+		       const u8 *daddr);
 
 /*
  * Does the peer send on this connection?  On a one-way one we opened it

@@ -11,6 +11,8 @@
 #include <linux/slab.h>
 #include <linux/delay.h>
 #include "ipoib_cm.h"
+#include "ipoib_ib.h"
+#include "ipoib_rx_pages.h"
 
 /* Pages the pool keeps for reuse when more come back than are taken. */
 #define IPOIB_CM_POOL_CACHE	(64 * IPOIB_CM_RX_PAGES)
@@ -241,7 +243,7 @@ static void rx_done(struct ib_cq *cq, struct ib_wc *wc)
 					 ib_wc_status_msg(wc->status));
 			ipoib_count(priv, IPOIB_CNT_CM_ERRORS_WC);
 			atomic_long_inc(&priv->rx_errors);
-			ipoib_cm_conn_kill(conn, true);
+			priv->cm->conn_kill(conn, true);
 		}
 		/* The SRQ outlives the QP: the buffer goes back to it. */
 		if (priv->cm->srq)

@@ -7,9 +7,10 @@
  * packets vanishing.  Multicast and broadcast never come here; ARP and ND
  * go back to UD.
  */
-#include <linux/delay.h>
 #include <net/ndisc.h>
 #include "ipoib_cm.h"
+#include "ipoib_pmtu.h"
+#include "ipoib_tx.h"
 
 /* Payload of the packet: skb->data is at the IPoIB header. */
 static unsigned int payload_len(const struct sk_buff *skb)
@@ -76,37 +77,6 @@ static void tx_done(struct ib_cq *cq, struct ib_wc *wc)
 	__netif_tx_lock(txq, smp_processor_id());
 	backlog_drain(priv, conn);
 	__netif_tx_unlock(txq);
-}
-
-/*
- * The send queue a connection's QP needs: a ring's worth if it may send,
- * else one entry for the drain marker.
- */
-unsigned int ipoib_cm_sq_size(const struct ipoib_cm_conn *conn)
-{
-	if (!conn->can_send)
-		return 1;
-	return min_t(unsigned int, conn->priv->tx_size, IPOIB_CM_TX_RING);
-}
-
-/* The QP is in error: wait for its sends to come back flushed. */
-void ipoib_cm_tx_drain(struct ipoib_cm_conn *conn)
-{
-	unsigned long deadline = jiffies + IPOIB_CM_DRAIN_TIMEOUT;
-
-	while (ipoib_tx_outstanding(&conn->tx) &&
-	       time_before(jiffies, deadline))
-		usleep_range(5000, 10000);
-}
-
-/* QP gone, its completions reaped: free what never left the backlog. */
-void ipoib_cm_tx_free(struct ipoib_cm_conn *conn)
-{
-	struct ipoib_dev *priv = conn->priv;
-
-	ipoib_tx_ring_discard(priv, &conn->tx);
-	ipoib_tx_ring_free(&conn->tx);
-	ipoib_drop_queue(priv, &conn->backlog, IPOIB_CNT_CM_TX_DROP_BACKLOG);
 }
 
 /* With room: post one packet on the QP. */

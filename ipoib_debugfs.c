@@ -18,7 +18,8 @@
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
-#include "ipoib.h"
+#include "ipoib_cm.h"
+#include "ipoib_debugfs.h"
 
 static struct dentry *ipoib_debugfs_root;
 

@@ -8,7 +8,11 @@
 #include <linux/log2.h>
 #include <linux/netdevice.h>
 #include <linux/stringify.h>
-#include "ipoib.h"
+#include "ipoib_cm.h"
+#include "ipoib_ethtool.h"
+#include "ipoib_link.h"
+#include "ipoib_rx_pages.h"
+#include "ipoib_state.h"
 
 static const char *const ipoib_counter_names[IPOIB_NR_COUNTERS] = {
 	[IPOIB_CNT_TX_DROP_NO_PATH]	= "tx_drop_no_path",

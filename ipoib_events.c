@@ -7,6 +7,11 @@
  */
 #include <rdma/ib_cache.h>
 #include "ipoib.h"
+#include "ipoib_events.h"
+#include "ipoib_multicast.h"
+#include "ipoib_path.h"
+#include "ipoib_state.h"
+#include "ipoib_verbs.h"
 
 static void queue_flush(struct ipoib_dev *priv, enum ipoib_flush_level level)
 {

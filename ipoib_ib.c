@@ -13,6 +13,11 @@
 #include <linux/tcp.h>
 #include <net/gro.h>
 #include "ipoib.h"
+#include "ipoib_ib.h"
+#include "ipoib_pmtu.h"
+#include "ipoib_rx_pages.h"
+#include "ipoib_tx.h"
+#include "ipoib_verbs.h"
 
 #define IPOIB_DRAIN_TIMEOUT	(5 * HZ)
 #define IPOIB_RX_HEADROOM	NET_SKB_PAD
@@ -156,8 +161,8 @@ static noinline void rx_note_sender_lid(struct ipoib_dev *priv,
 			gid = ipoib_addr_gid(arp + IPOIB_ARP_FIXED_LEN);
 	}
 	if (gid)
-		ipoib_path_check_lid(priv, (const union ib_gid *)gid,
-				     wc->slid);
+		priv->check_sender_lid(priv, (const union ib_gid *)gid,
+				       wc->slid);
 }
 
 /*
@@ -382,7 +387,7 @@ static void tx_reap(struct ipoib_dev *priv, int budget)
 	ipoib_tx_ud_reaped(priv);
 }
 
-int ipoib_poll(struct napi_struct *napi, int budget)
+static int ipoib_poll(struct napi_struct *napi, int budget)
 {
 	struct ipoib_dev *priv = container_of(napi, struct ipoib_dev, napi);
 	struct ib_wc *wcs = poll_wcs(priv);
@@ -413,19 +418,26 @@ int ipoib_poll(struct napi_struct *napi, int budget)
 	return done;
 }
 
-void ipoib_rx_completion(struct ib_cq *cq, void *ctx)
+static void ipoib_rx_completion(struct ib_cq *cq, void *ctx)
 {
 	struct ipoib_dev *priv = ctx;
 
 	napi_schedule(&priv->napi);
 }
 
-void ipoib_tx_completion(struct ib_cq *cq, void *ctx)
+static void ipoib_tx_completion(struct ib_cq *cq, void *ctx)
 {
 	struct ipoib_dev *priv = ctx;
 
 	napi_schedule(&priv->napi);
 }
+
+/* For the verbs objects (ipoib_verbs.c): ipoib_netdev.c hands them down. */
+const struct ipoib_ud_handlers ipoib_ud_handlers = {
+	.rx_completion = ipoib_rx_completion,
+	.tx_completion = ipoib_tx_completion,
+	.poll = ipoib_poll,
+};
 
 /* Returns the LSO header length, 0 for a plain send, <0 to drop. */
 static int tx_prepare_lso(struct ipoib_dev *priv, struct sk_buff *skb)
@@ -605,16 +617,14 @@ static void drain_rings(struct ipoib_dev *priv)
 
 /*
  * Rings and QP up, NAPI on: the UD data path can carry packets once this
- * returns 0.  The caller (ipoib_state.c) decides everything around it.
+ * returns 0.  The caller (ipoib_state.c) decides everything around it and
+ * has read the port's MTU (ipoib_set_mtu_limits()), which sizes them.
  */
 int ipoib_rings_up(struct ipoib_dev *priv)
 {
 	int ret;
 
 	lockdep_assert_held(&priv->state_lock);
-	ret = ipoib_set_mtu_limits(priv);
-	if (ret)
-		return ret;
 	priv->rx_buf_size = priv->max_ib_mtu + IPOIB_GRH_LEN;
 	ret = alloc_rings(priv);
 	if (ret)

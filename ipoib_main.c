@@ -1,37 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Module life: parameters, the ib_client that gives every InfiniBand port
- * its interface, and taking them all away again.
+ * Module life: checking the parameters (ipoib_params.c), the ib_client
+ * that gives every InfiniBand port its interface, and taking them all away
+ * again.
  */
 #include <linux/module.h>
 #include <linux/log2.h>
 #include <rdma/ib_cache.h>
-#include "ipoib.h"
+#include "ipoib_cm.h"
+#include "ipoib_debugfs.h"
+#include "ipoib_events.h"
+#include "ipoib_netdev.h"
+#include "ipoib_netlink.h"
+#include "ipoib_rdma_cm.h"
+#include "ipoib_selftest.h"
+#include "ipoib_sysfs.h"
 
 MODULE_DESCRIPTION("IP over InfiniBand (RFC 4391, 4392, 4755)");
 MODULE_LICENSE("GPL");
 MODULE_VERSION(DRV_VERSION);
-
-unsigned int ipoib_sendq_size = 256;
-module_param_named(send_queue_size, ipoib_sendq_size, uint, 0444);
-MODULE_PARM_DESC(send_queue_size,
-		 "Send ring entries per interface, 64-8192, rounded up to a power of two (default 256)");
-
-unsigned int ipoib_recvq_size = 512;
-module_param_named(recv_queue_size, ipoib_recvq_size, uint, 0444);
-MODULE_PARM_DESC(recv_queue_size,
-		 "Receive ring entries per interface, 64-8192, rounded up to a power of two (default 512)");
-
-int ipoib_debug_level;
-module_param_named(debug_level, ipoib_debug_level, int, 0644);
-MODULE_PARM_DESC(debug_level, "Debug messages (dynamic debug) when > 0");
-
-int ipoib_mcast_debug_level;
-module_param_named(mcast_debug_level, ipoib_mcast_debug_level, int, 0644);
-MODULE_PARM_DESC(mcast_debug_level,
-		 "Multicast debug messages (dynamic debug) when > 0");
-
-struct ib_sa_client ipoib_sa_client;
 
 /* What the client keeps per IB device: the ports' main interfaces. */
 struct ipoib_ca {
@@ -76,40 +63,6 @@ static int check_queue_param(const char *name, unsigned int *value)
 	return 0;
 }
 
-struct net_device *ipoib_create_netdev(struct ib_device *ca, u32 port,
-				       const char *name, u16 pkey,
-				       struct ipoib_dev *parent)
-{
-	struct net_device *dev;
-	struct ipoib_dev *priv;
-
-	dev = alloc_netdev(sizeof(struct ipoib_dev), name, NET_NAME_UNKNOWN,
-			   ipoib_setup);
-	if (!dev)
-		return NULL;
-	priv = ipoib_priv(dev);
-	priv->ca = ca;
-	priv->port = port;
-	priv->pkey = pkey;
-	priv->parent = parent;
-	if (parent) {
-		dev->dev_port = parent->dev->dev_port;
-		dev->dev_id = parent->dev->dev_id;
-		dev->mtu = parent->dev->mtu;
-	} else {
-		/* Compatibility: dev_id used to carry the port, too. */
-		dev->dev_port = port - 1;
-		dev->dev_id = port - 1;
-		/*
-		 * Only the main interface hangs off the HCA, as in-tree: udev
-		 * rules that match the port's GID with DRIVERS=="?*" (rdma-core's
-		 * persistent naming example) must not match its children too.
-		 */
-		SET_NETDEV_DEV(dev, ca->dev.parent);
-	}
-	return dev;
-}
-
 static struct net_device *add_port(struct ib_device *ca, u32 port)
 {
 	struct net_device *dev;
@@ -128,6 +81,9 @@ static struct net_device *add_port(struct ib_device *ca, u32 port)
 				  NULL);
 	if (!dev)
 		return ERR_PTR(-ENOMEM);
+	/* Children made later take these from their parent. */
+	dev->sysfs_groups[0] = ipoib_sysfs_groups[0];
+	dev->rtnl_link_ops = &ipoib_link_ops;
 	priv = ipoib_priv(dev);
 	INIT_IB_EVENT_HANDLER(&priv->event_handler, ca, ipoib_event);
 
@@ -138,7 +94,7 @@ static struct net_device *add_port(struct ib_device *ca, u32 port)
 		free_netdev(dev);
 		return ERR_PTR(ret);
 	}
-	ipoib_sysfs_add(dev);
+	ipoib_netdev_registered(dev);
 	ib_register_event_handler(&priv->event_handler);
 	return dev;
 }

@@ -9,6 +9,12 @@
 #include <linux/slab.h>
 #include <linux/jhash.h>
 #include "ipoib.h"
+#include "ipoib_ah.h"
+#include "ipoib_ib.h"
+#include "ipoib_multicast.h"
+#include "ipoib_neigh.h"
+#include "ipoib_tx.h"
+#include "ipoib_verbs.h"
 
 #define IPOIB_JOIN_FULL		BIT(FULLMEMBER_JOIN)
 #define IPOIB_JOIN_SENDONLY	BIT(SENDONLY_FULLMEMBER_JOIN)

@@ -7,6 +7,9 @@
  */
 #include <linux/slab.h>
 #include "ipoib.h"
+#include "ipoib_ah.h"
+#include "ipoib_neigh.h"
+#include "ipoib_tx.h"
 
 static const struct rhashtable_params neigh_params = {
 	.key_len = IPOIB_ALEN,
@@ -128,10 +131,9 @@ void ipoib_neigh_table_destroy(struct ipoib_dev *priv)
 	rhashtable_destroy(&priv->neighs);
 }
 
-void ipoib_neigh_gc(struct work_struct *work)
+/* Neighbours unused for IPOIB_NEIGH_IDLE go (ipoib_gc_task()). */
+void ipoib_neigh_gc(struct ipoib_dev *priv)
 {
-	struct ipoib_dev *priv = container_of(to_delayed_work(work),
-					      struct ipoib_dev, gc_task);
 	struct ipoib_neigh *neigh, *next;
 
 	spin_lock_bh(&priv->lock);
@@ -144,8 +146,4 @@ void ipoib_neigh_gc(struct work_struct *work)
 		ipoib_count(priv, IPOIB_CNT_NEIGH_GC);
 	}
 	spin_unlock_bh(&priv->lock);
-
-	ipoib_mcast_gc(priv);
-	if (test_bit(IPOIB_OPEN, &priv->flags))
-		queue_delayed_work(priv->wq, &priv->gc_task, IPOIB_GC_INTERVAL);
 }

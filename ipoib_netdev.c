@@ -1,59 +1,32 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The net_device: set-up and teardown (ndo_init, ndo_uninit), its ops
- * table, the link-layer header, MTU rules, features and statistics.  Open
- * and stop are in ipoib_state.c, the transmit entry point in ipoib_xmit.c.
+ * The net_device put together: making one, its set-up and teardown
+ * (ndo_init, ndo_uninit), its ops table and features.  What it wires
+ * together lies below: the link layer (ipoib_link.c), open and stop
+ * (ipoib_state.c), the transmit entry point (ipoib_xmit.c), ethtool, VFs
+ * and debugfs.  Its sysfs attributes and link ops come from whoever makes
+ * the interface (ipoib_main.c, ipoib_child.c, ipoib_netlink.c).
  */
 #include <linux/if_arp.h>
 #include <linux/etherdevice.h>
 #include <rdma/ib_cache.h>
-#include "ipoib.h"
-
-static const struct net_device_ops ipoib_netdev_ops;
-
-bool ipoib_is_our_netdev(const struct net_device *dev)
-{
-	return dev->netdev_ops == &ipoib_netdev_ops;
-}
-
-/*
- * The IPoIB header, and ahead of it the destination address for the
- * transmit path: a qdisc may own skb->cb, so the address rides in the
- * packet (RFC 4391 has no link-layer destination field on the wire).
- */
-static int ipoib_hard_header(struct sk_buff *skb, struct net_device *dev,
-			     unsigned short type, const void *daddr,
-			     const void *saddr, unsigned int len)
-{
-	struct ipoib_header *hdr;
-
-	hdr = skb_push(skb, sizeof(*hdr));
-	hdr->proto = htons(type);
-	hdr->reserved = 0;
-	if (!daddr)
-		return -IPOIB_HARD_LEN;
-	ipoib_push_pseudo_header(skb, daddr);
-	return IPOIB_HARD_LEN;
-}
-
-/* Received packets carry the sender's address where the pseudo header is. */
-static IPOIB_HEADER_PARSE(ipoib_header_parse)
-{
-	memcpy(haddr, skb_mac_header(skb), IPOIB_ALEN);
-	return IPOIB_ALEN;
-}
-
-static const struct header_ops ipoib_header_ops = {
-	.create = ipoib_hard_header,
-	.parse = ipoib_header_parse,
-};
-
-void ipoib_push_pseudo_header(struct sk_buff *skb, const u8 *daddr)
-{
-	struct ipoib_pseudo_header *ph = skb_push(skb, sizeof(*ph));
-
-	memcpy(ph->hwaddr, daddr, IPOIB_ALEN);
-}
+#include "ipoib_cm.h"
+#include "ipoib_ah.h"
+#include "ipoib_debugfs.h"
+#include "ipoib_ethtool.h"
+#include "ipoib_events.h"
+#include "ipoib_ib.h"
+#include "ipoib_link.h"
+#include "ipoib_multicast.h"
+#include "ipoib_neigh.h"
+#include "ipoib_netdev.h"
+#include "ipoib_path.h"
+#include "ipoib_pmtu.h"
+#include "ipoib_state.h"
+#include "ipoib_tx.h"
+#include "ipoib_verbs.h"
+#include "ipoib_vf.h"
+#include "ipoib_xmit.h"
 
 static void ipoib_tx_timeout(struct net_device *dev, unsigned int txqueue)
 {
@@ -65,108 +38,10 @@ static void ipoib_tx_timeout(struct net_device *dev, unsigned int txqueue)
 	queue_work(priv->wq, &priv->tx_recover_task);
 }
 
-void ipoib_stats_fold(struct ipoib_dev *priv, struct rtnl_link_stats64 *s)
-{
-	unsigned int start;
-	int cpu;
-
-	for_each_possible_cpu(cpu) {
-		const struct ipoib_ring_stats *rx = per_cpu_ptr(priv->rx_stats, cpu);
-		u64 packets, bytes, multicast;
-
-		do {
-			start = u64_stats_fetch_begin(&rx->syncp);
-			packets = rx->packets;
-			bytes = rx->bytes;
-			multicast = rx->multicast;
-		} while (u64_stats_fetch_retry(&rx->syncp, start));
-		s->rx_packets += packets;
-		s->rx_bytes += bytes;
-		s->multicast += multicast;
-	}
-	do {
-		start = u64_stats_fetch_begin(&priv->tx_stats.syncp);
-		s->tx_packets = priv->tx_stats.packets;
-		s->tx_bytes = priv->tx_stats.bytes;
-	} while (u64_stats_fetch_retry(&priv->tx_stats.syncp, start));
-	s->rx_dropped = atomic_long_read(&priv->rx_dropped);
-	s->tx_dropped = atomic_long_read(&priv->tx_dropped);
-	s->rx_errors = atomic_long_read(&priv->rx_errors);
-	s->tx_errors = atomic_long_read(&priv->tx_errors);
-}
-
 static void ipoib_get_stats64(struct net_device *dev,
 			      struct rtnl_link_stats64 *s)
 {
 	ipoib_stats_fold(ipoib_priv(dev), s);
-}
-
-bool ipoib_mode_connected(const struct ipoib_dev *priv)
-{
-	return test_bit(IPOIB_CM_MODE, &priv->flags);
-}
-
-int ipoib_set_umcast(struct ipoib_dev *priv, bool on)
-{
-	if (on)
-		set_bit(IPOIB_UMCAST, &priv->flags);
-	else
-		clear_bit(IPOIB_UMCAST, &priv->flags);
-	return 0;
-}
-
-/* What one UD message carries on this port. */
-static unsigned int ipoib_ud_payload_mtu(const struct ipoib_dev *priv)
-{
-	return ipoib_ud_mtu(priv->max_ib_mtu);
-}
-
-/*
- * What a UD message may carry to any member of the partition, and to any
- * multicast group: the broadcast group's MTU bounds every member's (RFC
- * 4391 5), our port's may be larger.
- */
-unsigned int ipoib_ud_group_mtu(const struct ipoib_dev *priv)
-{
-	return min(priv->mcast_mtu, ipoib_ud_payload_mtu(priv));
-}
-
-/* The largest MTU the current mode allows on this port. */
-unsigned int ipoib_mode_max_mtu(const struct ipoib_dev *priv)
-{
-	if (ipoib_mode_connected(priv))
-		return ipoib_cm_rx_mtu(priv) - IPOIB_ENCAP_LEN;
-	return ipoib_ud_payload_mtu(priv);
-}
-
-/*
- * Largest MTU the mode and, in datagram mode, the broadcast group allow.
- * Connected mode leaves it to each destination (ICMP "too big").
- */
-unsigned int ipoib_usable_mtu(const struct ipoib_dev *priv)
-{
-	if (ipoib_mode_connected(priv))
-		return ipoib_mode_max_mtu(priv);
-	return min(priv->mcast_mtu, ipoib_mode_max_mtu(priv));
-}
-
-int ipoib_set_mtu_limits(struct ipoib_dev *priv)
-{
-	struct ib_port_attr attr;
-	int ret;
-
-	ret = ib_query_port(priv->ca, priv->port, &attr);
-	if (ret) {
-		netdev_warn(priv->dev, "cannot query port %u of %s for its MTU: %d\n",
-			    priv->port, dev_name(&priv->ca->dev), ret);
-		return ret;
-	}
-	priv->max_ib_mtu = ib_mtu_enum_to_int(attr.active_mtu);
-	ipoib_set_local_lid(priv, &attr);
-	priv->dev->max_mtu = ipoib_mode_max_mtu(priv);
-	if (!priv->mcast_mtu)
-		priv->mcast_mtu = ipoib_ud_mtu(priv->max_ib_mtu);
-	return 0;
 }
 
 static int ipoib_change_mtu(struct net_device *dev, int new_mtu)
@@ -186,30 +61,6 @@ static int ipoib_change_mtu(struct net_device *dev, int new_mtu)
 	priv->admin_mtu = new_mtu;
 	dev->mtu = new_mtu;
 	return 0;
-}
-
-/*
- * The broadcast group or the port changed what we may use: follow it, but
- * never above what the user set.  Called with rtnl held.  dev_set_mtu()
- * tells the notifiers the old MTU too, which some of them read.
- */
-void ipoib_update_mtu(struct ipoib_dev *priv)
-{
-	unsigned int admin = priv->admin_mtu;
-	unsigned int mtu = min(admin, ipoib_usable_mtu(priv));
-	int ret;
-
-	ASSERT_RTNL();
-	if (mtu > priv->dev->max_mtu)
-		priv->dev->max_mtu = ipoib_mode_max_mtu(priv);
-	if (priv->dev->mtu != mtu) {
-		ret = dev_set_mtu(priv->dev, mtu);
-		if (ret)
-			netdev_warn(priv->dev, "cannot follow the fabric to MTU %u: %d\n",
-				    mtu, ret);
-	}
-	priv->admin_mtu = admin;	/* following is not the user's choice */
-	priv->dev->max_mtu = ipoib_mode_max_mtu(priv);
 }
 
 /*
@@ -234,27 +85,6 @@ static int ipoib_get_iflink(const struct net_device *dev)
 	struct ipoib_dev *priv = ipoib_priv(dev);
 
 	return priv->parent ? priv->parent->dev->ifindex : dev->ifindex;
-}
-
-static void set_dev_addr(struct ipoib_dev *priv)
-{
-	u8 addr[IPOIB_ALEN];
-
-	ipoib_addr_make(addr, ipoib_addr_flags(priv->dev->dev_addr), priv->qpn,
-			priv->local_gid.raw);
-	dev_addr_set(priv->dev, addr);
-}
-
-/* The QPN or GID changed; tell ARP/ND and the neighbours. */
-void ipoib_update_dev_addr(struct ipoib_dev *priv)
-{
-	u8 old[IPOIB_ALEN];
-
-	ASSERT_RTNL();
-	memcpy(old, priv->dev->dev_addr, IPOIB_ALEN);
-	set_dev_addr(priv);
-	if (memcmp(old, priv->dev->dev_addr, IPOIB_ALEN))
-		call_netdevice_notifiers(NETDEV_CHANGEADDR, priv->dev);
 }
 
 static void set_features(struct ipoib_dev *priv)
@@ -298,7 +128,7 @@ static int ipoib_init(struct net_device *dev)
 	ret = ipoib_cm_dev_init(priv);
 	if (ret)
 		goto err_neigh;
-	ret = ipoib_transport_init(priv);
+	ret = ipoib_transport_init(priv, &ipoib_ud_handlers);
 	if (ret)
 		goto err_cm;
 	ret = rdma_query_gid(priv->ca, priv->port, 0, &priv->local_gid);
@@ -311,7 +141,7 @@ static int ipoib_init(struct net_device *dev)
 	if (!priv->admin_mtu)
 		priv->admin_mtu = priv->mcast_mtu;
 	dev->mtu = min(priv->admin_mtu, ipoib_usable_mtu(priv));
-	set_dev_addr(priv);
+	ipoib_set_dev_addr(priv);
 	ipoib_broadcast_addr(dev->broadcast, priv->pkey, IPOIB_SCOPE_LINK);
 	set_features(priv);
 	netif_carrier_off(dev);
@@ -406,7 +236,7 @@ void ipoib_setup(struct net_device *dev)
 	u64_stats_init(&priv->tx_stats.syncp);
 	INIT_DELAYED_WORK(&priv->mcast_task, ipoib_mcast_task);
 	INIT_WORK(&priv->mcast_restart_task, ipoib_mcast_restart_task);
-	INIT_DELAYED_WORK(&priv->gc_task, ipoib_neigh_gc);
+	INIT_DELAYED_WORK(&priv->gc_task, ipoib_gc_task);
 	INIT_DELAYED_WORK(&priv->ah_reap_task, ipoib_ah_reap);
 	INIT_DELAYED_WORK(&priv->link_task, ipoib_link_task);
 	INIT_WORK(&priv->flush_light, ipoib_flush_light);
@@ -416,14 +246,14 @@ void ipoib_setup(struct net_device *dev)
 	INIT_DELAYED_WORK(&priv->cm_fallback_task, ipoib_cm_fallback_task);
 	INIT_DELAYED_WORK(&priv->up_retry_task, ipoib_up_retry_task);
 	skb_queue_head_init(&priv->staged);
+	priv->xmit_staged = ipoib_xmit_staged;
+	priv->check_sender_lid = ipoib_path_check_lid;
 	skb_queue_head_init(&priv->too_big);
 	INIT_WORK(&priv->too_big_task, ipoib_too_big_task);
 
 	dev->netdev_ops = &ipoib_netdev_ops;
 	dev->header_ops = &ipoib_header_ops;
 	dev->ethtool_ops = &ipoib_ethtool_ops;
-	dev->rtnl_link_ops = &ipoib_link_ops;
-	dev->sysfs_groups[0] = ipoib_sysfs_groups[0];
 	dev->watchdog_timeo = 2 * HZ;
 	dev->type = ARPHRD_INFINIBAND;
 	dev->addr_len = IPOIB_ALEN;
@@ -437,4 +267,77 @@ void ipoib_setup(struct net_device *dev)
 	dev->needs_free_netdev = true;
 	dev->priv_destructor = ipoib_destructor;
 	netif_keep_dst(dev);
+}
+
+/*
+ * A new interface on the port, not registered yet.  Its sysfs attributes
+ * and link ops are its parent's; a parent's are the caller's to set.
+ */
+struct net_device *ipoib_create_netdev(struct ib_device *ca, u32 port,
+				       const char *name, u16 pkey,
+				       struct ipoib_dev *parent)
+{
+	struct net_device *dev;
+	struct ipoib_dev *priv;
+
+	dev = alloc_netdev(sizeof(struct ipoib_dev), name, NET_NAME_UNKNOWN,
+			   ipoib_setup);
+	if (!dev)
+		return NULL;
+	priv = ipoib_priv(dev);
+	priv->ca = ca;
+	priv->port = port;
+	priv->pkey = pkey;
+	priv->parent = parent;
+	if (parent) {
+		/* Its parent's attributes and link kind. */
+		dev->sysfs_groups[0] = parent->dev->sysfs_groups[0];
+		dev->rtnl_link_ops = parent->dev->rtnl_link_ops;
+		dev->dev_port = parent->dev->dev_port;
+		dev->dev_id = parent->dev->dev_id;
+		dev->mtu = parent->dev->mtu;
+	} else {
+		/* Compatibility: dev_id used to carry the port, too. */
+		dev->dev_port = port - 1;
+		dev->dev_id = port - 1;
+		/*
+		 * Only the main interface hangs off the HCA, as in-tree: udev
+		 * rules that match the port's GID with DRIVERS=="?*" (rdma-core's
+		 * persistent naming example) must not match its children too.
+		 */
+		SET_NETDEV_DEV(dev, ca->dev.parent);
+	}
+	return dev;
+}
+
+/*
+ * dev_id once carried the port number, which dev_port has held for years.
+ * Port numbers above 1 make the two equal: tell whoever still reads
+ * dev_id, once.  dev_port 0 is what kernels before dev_port reported, and
+ * tools fall back to dev_id then, so reading it is no mistake.
+ */
+static ssize_t dev_id_show(struct device *d, struct device_attribute *attr,
+			   char *buf)
+{
+	struct net_device *dev = to_net_dev(d);
+
+	if (dev->dev_port && dev->dev_port == dev->dev_id)
+		netdev_info_once(dev, "%s reads dev_id for the port number; dev_port has it (Documentation/ABI/testing/sysfs-class-net)\n",
+				 current->comm);
+	return sysfs_emit(buf, "%#x\n", dev->dev_id);
+}
+static DEVICE_ATTR_RO(dev_id);
+
+/*
+ * The net core's own dev_id file exists before any group of ours is made,
+ * and a group cannot replace it: swap it for ours once registered.
+ */
+void ipoib_netdev_registered(struct net_device *dev)
+{
+	int ret;
+
+	device_remove_file(&dev->dev, &dev_attr_dev_id);
+	ret = device_create_file(&dev->dev, &dev_attr_dev_id);
+	if (ret)
+		netdev_warn(dev, "cannot create sysfs dev_id: %d\n", ret);
 }

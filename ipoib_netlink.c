@@ -10,6 +10,11 @@
 #include <linux/module.h>
 #include <net/rtnetlink.h>
 #include "ipoib.h"
+#include "ipoib_child.h"
+#include "ipoib_link.h"
+#include "ipoib_netdev.h"
+#include "ipoib_netlink.h"
+#include "ipoib_state.h"
 
 #ifndef IPOIB_LINK_KIND
 #define IPOIB_LINK_KIND "ipoib"

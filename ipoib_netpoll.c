@@ -14,6 +14,10 @@
 #include <net/arp.h>
 #include <net/ndisc.h>
 #include "ipoib.h"
+#include "ipoib_ib.h"
+#include "ipoib_neigh.h"
+#include "ipoib_netpoll.h"
+#include "ipoib_tx.h"
 
 /*
  * A neighbour's address without waiting for its writer: netpoll may run

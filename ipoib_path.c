@@ -7,7 +7,11 @@
  */
 #include <linux/jhash.h>
 #include <linux/slab.h>
-#include "ipoib.h"
+#include "ipoib_cm.h"
+#include "ipoib_ah.h"
+#include "ipoib_neigh.h"
+#include "ipoib_path.h"
+#include "ipoib_tx.h"
 
 static u32 gid_hash(const union ib_gid *gid)
 {

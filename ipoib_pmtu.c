@@ -15,6 +15,7 @@
 #include <net/dst.h>
 #include <net/icmp.h>
 #include "ipoib.h"
+#include "ipoib_pmtu.h"
 
 /* ICMPs owed at once; past that, packets are only dropped and counted. */
 #define IPOIB_TOO_BIG_QUEUED	64

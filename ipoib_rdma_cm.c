@@ -15,6 +15,7 @@
 #include <linux/inetdevice.h>
 #include <net/addrconf.h>
 #include "ipoib.h"
+#include "ipoib_rdma_cm.h"
 
 struct owner_search {
 	u16 pkey;			/* without the membership bit */

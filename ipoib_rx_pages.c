@@ -15,6 +15,7 @@
  */
 #include <linux/dma-mapping.h>
 #include "ipoib.h"
+#include "ipoib_rx_pages.h"
 
 #ifdef IPOIB_RX_PAGE_POOL
 

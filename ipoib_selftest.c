@@ -10,6 +10,7 @@
 #include <linux/module.h>
 #include <linux/string.h>
 #include "ipoib_cm.h"
+#include "ipoib_selftest.h"
 
 static bool ipoib_selftest;
 module_param_named(selftest, ipoib_selftest, bool, 0444);

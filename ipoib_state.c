@@ -8,7 +8,16 @@
  */
 #include <net/sch_generic.h>
 #include <rdma/ib_cache.h>
-#include "ipoib.h"
+#include "ipoib_cm.h"
+#include "ipoib_ib.h"
+#include "ipoib_link.h"
+#include "ipoib_multicast.h"
+#include "ipoib_neigh.h"
+#include "ipoib_path.h"
+#include "ipoib_pmtu.h"
+#include "ipoib_state.h"
+#include "ipoib_tx.h"
+#include "ipoib_verbs.h"
 
 /*
  * Rings and QP, connected mode, then the joins that turn the carrier on.
@@ -25,6 +34,9 @@ static int ipoib_up(struct ipoib_dev *priv)
 			    priv->pkey);
 		return 0;
 	}
+	ret = ipoib_set_mtu_limits(priv);
+	if (ret)
+		return ret;
 	ret = ipoib_rings_up(priv);
 	if (ret)
 		return ret;
@@ -158,6 +170,21 @@ int ipoib_open(struct net_device *dev)
 	return ret;
 }
 
+/*
+ * While the interface is open, every IPOIB_GC_INTERVAL: idle neighbours
+ * go, then send-only groups nobody sends to any more.
+ */
+void ipoib_gc_task(struct work_struct *work)
+{
+	struct ipoib_dev *priv = container_of(to_delayed_work(work),
+					      struct ipoib_dev, gc_task);
+
+	ipoib_neigh_gc(priv);
+	ipoib_mcast_gc(priv);
+	if (test_bit(IPOIB_OPEN, &priv->flags))
+		queue_delayed_work(priv->wq, &priv->gc_task, IPOIB_GC_INTERVAL);
+}
+
 int ipoib_stop(struct net_device *dev)
 {
 	struct ipoib_dev *priv = ipoib_priv(dev);
@@ -190,7 +217,7 @@ int ipoib_resize_rings(struct ipoib_dev *priv, unsigned int rx,
 	open = test_bit(IPOIB_OPEN, &priv->flags);
 	if (open)
 		ipoib_down(priv);
-	ret = ipoib_transport_resize(priv, rx, tx);
+	ret = ipoib_transport_resize(priv, &ipoib_ud_handlers, rx, tx);
 	if (ret)
 		NL_SET_ERR_MSG(extack, "the HCA refused queues of that size");
 	else

@@ -14,6 +14,10 @@
 #include <linux/rtnetlink.h>
 #include <linux/sysfs.h>
 #include "ipoib.h"
+#include "ipoib_child.h"
+#include "ipoib_link.h"
+#include "ipoib_state.h"
+#include "ipoib_sysfs.h"
 
 static struct ipoib_dev *to_ipoib(struct device *d)
 {
@@ -166,24 +170,6 @@ static ssize_t delete_child_store(struct device *d,
 }
 static DEVICE_ATTR_WO(delete_child);
 
-/*
- * dev_id once carried the port number, which dev_port has held for years.
- * Port numbers above 1 make the two equal: tell whoever still reads
- * dev_id, once.  dev_port 0 is what kernels before dev_port reported, and
- * tools fall back to dev_id then, so reading it is no mistake.
- */
-static ssize_t dev_id_show(struct device *d, struct device_attribute *attr,
-			   char *buf)
-{
-	struct net_device *dev = to_net_dev(d);
-
-	if (dev->dev_port && dev->dev_port == dev->dev_id)
-		netdev_info_once(dev, "%s reads dev_id for the port number; dev_port has it (Documentation/ABI/testing/sysfs-class-net)\n",
-				 current->comm);
-	return sysfs_emit(buf, "%#x\n", dev->dev_id);
-}
-static DEVICE_ATTR_RO(dev_id);
-
 static struct attribute *ipoib_attrs[] = {
 	&dev_attr_mode.attr,
 	&dev_attr_umcast.attr,
@@ -217,17 +203,3 @@ const struct attribute_group *ipoib_sysfs_groups[] = {
 	&ipoib_attr_group,
 	NULL
 };
-
-/*
- * The net core's own dev_id file exists before any group of ours is made,
- * and a group cannot replace it: swap it for ours once registered.
- */
-void ipoib_sysfs_add(struct net_device *dev)
-{
-	int ret;
-
-	device_remove_file(&dev->dev, &dev_attr_dev_id);
-	ret = device_create_file(&dev->dev, &dev_attr_dev_id);
-	if (ret)
-		netdev_warn(dev, "cannot create sysfs dev_id: %d\n", ret);
-}

@@ -12,9 +12,15 @@
  *   whose ring is full keeps further packets in its own short backlog and
  *   drops beyond it (ipoib_cm_tx.c), so a slow or stalled peer holds back
  *   only its own traffic.
+ *
+ * And the staged queue, priv->staged: packets that waited for a path, a
+ * join or a connection, ready to go again.  Resolvers put them there; the
+ * transmit decision (ipoib_xmit.c) drains it under the transmit lock,
+ * through priv->xmit_staged, which ipoib_setup() hands down.
  */
 #include <linux/netpoll.h>
 #include "ipoib.h"
+#include "ipoib_tx.h"
 
 void ipoib_tx_drop(struct ipoib_dev *priv, struct sk_buff *skb,
 		   enum ipoib_counter why)
@@ -22,6 +28,15 @@ void ipoib_tx_drop(struct ipoib_dev *priv, struct sk_buff *skb,
 	ipoib_count(priv, why);
 	atomic_long_inc(&priv->tx_dropped);
 	dev_kfree_skb_any(skb);
+}
+
+void ipoib_drop_queue(struct ipoib_dev *priv, struct sk_buff_head *q,
+		      enum ipoib_counter why)
+{
+	struct sk_buff *skb;
+
+	while ((skb = __skb_dequeue(q)) != NULL)
+		ipoib_tx_drop(priv, skb, why);
 }
 
 static void tx_unmap(struct ipoib_dev *priv, struct sk_buff *skb,
@@ -231,4 +246,48 @@ void ipoib_tx_ud_reaped(struct ipoib_dev *priv)
 		    !netpoll_tx_running(priv->dev))
 			ipoib_send_staged(priv, NULL);
 	}
+}
+
+/*
+ * Packets that waited (destination pushed back on) are ready: queue them
+ * for the next drain.  Whoever holds the transmit lock drains after.
+ */
+void ipoib_stage(struct ipoib_dev *priv, struct sk_buff_head *ready)
+{
+	if (skb_queue_empty(ready))
+		return;
+	spin_lock_bh(&priv->staged.lock);
+	skb_queue_splice_tail_init(ready, &priv->staged);
+	spin_unlock_bh(&priv->staged.lock);
+}
+
+/*
+ * From a resolver, or when the queue wakes (ready NULL), not under the
+ * transmit lock: stage what is ready and send what is staged.
+ */
+void ipoib_send_staged(struct ipoib_dev *priv, struct sk_buff_head *ready)
+{
+	struct netdev_queue *txq = netdev_get_tx_queue(priv->dev, 0);
+
+	if (ready)
+		ipoib_stage(priv, ready);
+	if (skb_queue_empty_lockless(&priv->staged))
+		return;
+	local_bh_disable();
+	__netif_tx_lock(txq, smp_processor_id());
+	priv->xmit_staged(priv);
+	__netif_tx_unlock(txq);
+	local_bh_enable();
+}
+
+/* The data path went down: what was staged will not go. */
+void ipoib_staged_drop(struct ipoib_dev *priv)
+{
+	struct sk_buff_head q;
+
+	__skb_queue_head_init(&q);
+	spin_lock_bh(&priv->staged.lock);
+	skb_queue_splice_init(&priv->staged, &q);
+	spin_unlock_bh(&priv->staged.lock);
+	ipoib_drop_queue(priv, &q, IPOIB_CNT_TX_DROP_NO_PATH);
 }

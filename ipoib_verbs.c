@@ -5,11 +5,13 @@
  */
 #include <rdma/ib_cache.h>
 #include "ipoib.h"
+#include "ipoib_verbs.h"
 
 static atomic_t next_vector = ATOMIC_INIT(0);
 
 /* The CQs and the UD QP, sized for rx and tx entries. */
-static int create_queues(struct ipoib_dev *priv, unsigned int rx,
+static int create_queues(struct ipoib_dev *priv,
+			 const struct ipoib_ud_handlers *h, unsigned int rx,
 			 unsigned int tx, struct ib_cq **recv_cq,
 			 struct ib_cq **send_cq, struct ib_qp **qp)
 {
@@ -32,11 +34,11 @@ static int create_queues(struct ipoib_dev *priv, unsigned int rx,
 	cq_attr.cqe = rx;
 	cq_attr.comp_vector = atomic_inc_return(&next_vector) %
 			      ca->num_comp_vectors;
-	*recv_cq = ib_create_cq(ca, ipoib_rx_completion, NULL, priv, &cq_attr);
+	*recv_cq = ib_create_cq(ca, h->rx_completion, NULL, priv, &cq_attr);
 	if (IS_ERR(*recv_cq))
 		return PTR_ERR(*recv_cq);
 	cq_attr.cqe = tx;
-	*send_cq = ib_create_cq(ca, ipoib_tx_completion, NULL, priv, &cq_attr);
+	*send_cq = ib_create_cq(ca, h->tx_completion, NULL, priv, &cq_attr);
 	if (IS_ERR(*send_cq)) {
 		ret = PTR_ERR(*send_cq);
 		goto err_recv_cq;
@@ -64,7 +66,9 @@ err_recv_cq:
 	return ret;
 }
 
-int ipoib_transport_init(struct ipoib_dev *priv)
+/* The UD data path's handlers, h, are called from the CQs and NAPI. */
+int ipoib_transport_init(struct ipoib_dev *priv,
+			 const struct ipoib_ud_handlers *h)
 {
 	int i, ret;
 
@@ -75,7 +79,7 @@ int ipoib_transport_init(struct ipoib_dev *priv)
 		priv->pd = NULL;
 		return ret;
 	}
-	ret = create_queues(priv, priv->rx_size, priv->tx_size,
+	ret = create_queues(priv, h, priv->rx_size, priv->tx_size,
 			    &priv->recv_cq, &priv->send_cq, &priv->qp);
 	if (ret) {
 		ib_dealloc_pd(priv->pd);
@@ -91,7 +95,7 @@ int ipoib_transport_init(struct ipoib_dev *priv)
 	priv->rx_wr.sg_list = &priv->rx_sge;
 	priv->rx_wr.num_sge = 1;
 
-	netif_napi_add(priv->dev, &priv->napi, ipoib_poll);
+	netif_napi_add(priv->dev, &priv->napi, h->poll);
 	return 0;
 }
 
@@ -100,14 +104,15 @@ int ipoib_transport_init(struct ipoib_dev *priv)
  * stay in use if the new cannot be made.  The QPN, and so the link
  * address, changes.
  */
-int ipoib_transport_resize(struct ipoib_dev *priv, unsigned int rx,
+int ipoib_transport_resize(struct ipoib_dev *priv,
+			   const struct ipoib_ud_handlers *h, unsigned int rx,
 			   unsigned int tx)
 {
 	struct ib_cq *recv_cq, *send_cq;
 	struct ib_qp *qp;
 	int ret;
 
-	ret = create_queues(priv, rx, tx, &recv_cq, &send_cq, &qp);
+	ret = create_queues(priv, h, rx, tx, &recv_cq, &send_cq, &qp);
 	if (ret)
 		return ret;
 	ib_destroy_qp(priv->qp);

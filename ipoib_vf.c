@@ -8,6 +8,7 @@
 #include <linux/if_link.h>
 #include <linux/netdevice.h>
 #include "ipoib.h"
+#include "ipoib_vf.h"
 
 static bool is_vf(const struct ipoib_dev *priv)
 {

@@ -4,13 +4,20 @@
  * slow path that resolves it (a path, a join, a connection to set up).
  *
  * Packets that waited for a resolution come back through one queue,
- * priv->staged, and one function drains it under the transmit lock, as
- * ndo_start_xmit sends: never through dev_queue_xmit() again, so a packet
- * crosses the qdisc once, and the UD ring's room is checked the one way.
- * Lock order: the transmit lock, then staged.lock.
+ * priv->staged (ipoib_tx.c), and one function here drains it under the
+ * transmit lock, as ndo_start_xmit sends: never through dev_queue_xmit()
+ * again, so a packet crosses the qdisc once, and the UD ring's room is
+ * checked the one way.  Lock order: the transmit lock, then staged.lock.
  */
 #include <linux/netpoll.h>
-#include "ipoib.h"
+#include "ipoib_cm.h"
+#include "ipoib_ib.h"
+#include "ipoib_multicast.h"
+#include "ipoib_neigh.h"
+#include "ipoib_netpoll.h"
+#include "ipoib_path.h"
+#include "ipoib_tx.h"
+#include "ipoib_xmit.h"
 
 /* skb->data at the pseudo header; under the transmit lock. */
 static void xmit(struct ipoib_dev *priv, struct sk_buff *skb)
@@ -56,8 +63,12 @@ static void xmit(struct ipoib_dev *priv, struct sk_buff *skb)
 		ipoib_xmit_unicast_slow(priv, skb, daddr);
 }
 
-/* Under the transmit lock: what waited goes out, in order, while we may send. */
-static void send_staged_locked(struct ipoib_dev *priv)
+/*
+ * Under the transmit lock: what waited goes out, in order, while we may
+ * send.  The lower layers reach it through priv->xmit_staged
+ * (ipoib_send_staged() in ipoib_tx.c).
+ */
+void ipoib_xmit_staged(struct ipoib_dev *priv)
 {
 	struct netdev_queue *txq = netdev_get_tx_queue(priv->dev, 0);
 	struct sk_buff *skb;
@@ -80,65 +91,12 @@ netdev_tx_t ipoib_start_xmit(struct sk_buff *skb, struct net_device *dev)
 	/* Packets that waited go first: they are older. */
 	if (unlikely(!skb_queue_empty_lockless(&priv->staged))) {
 		skb_queue_tail(&priv->staged, skb);
-		send_staged_locked(priv);
+		ipoib_xmit_staged(priv);
 		return NETDEV_TX_OK;
 	}
 	xmit(priv, skb);
 	/* The slow path may have found packets ready to go. */
 	if (unlikely(!skb_queue_empty_lockless(&priv->staged)))
-		send_staged_locked(priv);
+		ipoib_xmit_staged(priv);
 	return NETDEV_TX_OK;
-}
-
-/*
- * Packets that waited (destination pushed back on) are ready: queue them
- * for the next drain.  Whoever holds the transmit lock drains after.
- */
-void ipoib_stage(struct ipoib_dev *priv, struct sk_buff_head *ready)
-{
-	if (skb_queue_empty(ready))
-		return;
-	spin_lock_bh(&priv->staged.lock);
-	skb_queue_splice_tail_init(ready, &priv->staged);
-	spin_unlock_bh(&priv->staged.lock);
-}
-
-/*
- * From a resolver, or when the queue wakes (ready NULL), not under the
- * transmit lock: stage what is ready and send what is staged.
- */
-void ipoib_send_staged(struct ipoib_dev *priv, struct sk_buff_head *ready)
-{
-	struct netdev_queue *txq = netdev_get_tx_queue(priv->dev, 0);
-
-	if (ready)
-		ipoib_stage(priv, ready);
-	if (skb_queue_empty_lockless(&priv->staged))
-		return;
-	local_bh_disable();
-	__netif_tx_lock(txq, smp_processor_id());
-	send_staged_locked(priv);
-	__netif_tx_unlock(txq);
-	local_bh_enable();
-}
-
-/* The data path went down: what was staged will not go. */
-void ipoib_staged_drop(struct ipoib_dev *priv)
-{
-	struct sk_buff_head q;
-
-	__skb_queue_head_init(&q);
-	spin_lock_bh(&priv->staged.lock);
-	skb_queue_splice_init(&priv->staged, &q);
-	spin_unlock_bh(&priv->staged.lock);
-	ipoib_drop_queue(priv, &q, IPOIB_CNT_TX_DROP_NO_PATH);
-}
-
-void ipoib_drop_queue(struct ipoib_dev *priv, struct sk_buff_head *q,
-		      enum ipoib_counter why)
-{
-	struct sk_buff *skb;
-
-	while ((skb = __skb_dequeue(q)) != NULL)
-		ipoib_tx_drop(priv, skb, why);
 }
