@@ -30,8 +30,10 @@
  *   sibN/portP/counters                traffic, drops and the link as the PMA
  *                                      counts it, RDMA the port answered
  *                                      (rdma_*, rkey_violations,
- *                                      remote_invalidates); write 0 to clear
- *                                      (ipoib's counts too)
+ *                                      remote_invalidates), its RC requests
+ *                                      no ACK answered (local_ack_timeouts,
+ *                                      retransmits, retries_exceeded); write
+ *                                      0 to clear (ipoib's counts too)
  *   sibN/portP/rx_stall                1: no receive buffers but QP0/QP1's
  *   sibN/portP/ipoib                   what it sent: TRANSPORT CLASS PACKETS
  *   sibN/resources                     verbs objects in use (mrs: memory

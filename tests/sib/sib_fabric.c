@@ -117,7 +117,7 @@ bool sib_qp_can_receive(const struct sib_qp *qp, enum ib_qp_state state)
 	return state == IB_QPS_SQE && is_ud_like(qp->type);
 }
 
-/* A lost RC message looks, to its sender, like a peer that never answers. */
+/* A lost RC message is, to its sender, a request no ACK answers. */
 static enum sib_delivery lost(const struct sib_pkt *pkt)
 {
 	if (pkt->src_qp && pkt->src_qp->type == IB_QPT_RC)
