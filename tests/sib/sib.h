@@ -201,6 +201,7 @@ struct sib_port {
 	struct sib_port_mgmt mgmt;
 	bool plugged;			/* sm=external: the link's cable is in */
 	bool rx_stall;			/* no receive buffers but QP0/QP1's */
+	atomic_t rc_drop_next;		/* RC messages it sends still to lose */
 
 	/* SA bookkeeping a port change needs, done where it may sleep. */
 	struct work_struct sa_sync_work;

@@ -765,6 +765,10 @@ static bool sib_injected_fault(struct sib_pkt *pkt)
 		drop = drop_every(READ_ONCE(fab->ud_drop_every), &fab->ud_seq);
 	} else {
 		drop = drop_every(READ_ONCE(fab->rc_drop_every), &fab->rc_seq);
+		/* A burst: the next N RC or UC messages a port sends. */
+		if (!drop && pkt->src_port)
+			drop = atomic_add_unless(&pkt->src_port->rc_drop_next,
+						 -1, 0);
 	}
 	if (drop && pkt->src_port)
 		sib_count(pkt->src_port, SIB_CNT_DROP_INJECTED, 1);
