@@ -561,6 +561,11 @@ static bool ack_resend(struct sib_qp *qp)
 	qp->ack_expired = false;
 	if (qp->ack_tries >= READ_ONCE(qp->retry_cnt)) {
 		sib_count(port, SIB_CNT_RETRIES_EXCEEDED, 1);
+		/* Where a case's time went: a peer that stopped answering. */
+		pr_info_ratelimited("sib: %s: QP 0x%x: no ACK to %u sends (timeout %u): retry exceeded\n",
+				    dev_name(&qp->sdev->ibdev.dev),
+				    qp->ibqp.qp_num, qp->ack_tries + 1,
+				    READ_ONCE(qp->timeout));
 		return false;
 	}
 	qp->ack_tries++;
