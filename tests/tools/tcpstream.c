@@ -84,14 +84,13 @@ static int sink(int port)
 			       stopped() ? "stopped" : strerror(errno));
 			return 1;
 		}
-		for (i = 0; i < n; i++) {
-			if (buf[i] != pattern[(got + (unsigned long long)i) % PERIOD]) {
-				printf("received %llu (corrupt at %llu)\n", got + (unsigned long long)n,
-				       got + (unsigned long long)i);
+		for (i = 0; i < n; i++, got++) {
+			if (buf[i] != pattern[got % PERIOD]) {
+				printf("received %llu (corrupt at %llu)\n",
+				       got - (unsigned long long)i + (unsigned long long)n, got);
 				return 1;
 			}
 		}
-		got += (unsigned long long)n;
 	}
 	printf("received %llu\n", got);
 	return 0;
