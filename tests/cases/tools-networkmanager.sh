@@ -117,6 +117,13 @@ nm_manages() {
 con_state() { nmcli -g GENERAL.STATE connection show "$1" 2>/dev/null || true; }
 
 # activated CON: nmcli says so, as a user would check.
+# child_add CON PARENT PKEY ADDR: an NM connection for PARENT's P_Key
+# 0xPKEY child, PARENT.PKEY, with a static IPv4 address.
+child_add() {
+	nmcli connection add type infiniband con-name "$1" ifname "$2.$3" \
+		infiniband.p-key "0x$3" infiniband.parent "$2" \
+		ipv4.method manual ipv4.addresses "$4" ipv6.method disabled
+}
 activated() { assert_eq "$(con_state "$1")" activated "nmcli's GENERAL.STATE of $1"; }
 
 nm_log() {
@@ -186,9 +193,7 @@ story() {
 	tcp_to_h2 10.94.0.2
 
 	step "$who: nmcli: the P_Key 0x8002 child of $a"
-	nmcli connection add type infiniband con-name ibchild ifname "$a.8002" \
-		infiniband.p-key 0x8002 infiniband.parent "$a" \
-		ipv4.method manual ipv4.addresses 10.95.0.1/24 ipv6.method disabled
+	child_add ibchild "$a" 8002 10.95.0.1/24
 	up ibchild "8002|create_child"
 	activated ibchild
 	ip -d link show "$a.8002"
@@ -218,9 +223,7 @@ story() {
 	tcp_to_h2 10.94.0.2
 
 	step "$who: a P_Key the port does not hold (0x8003), then the SM adds it"
-	nmcli connection add type infiniband con-name ibbad ifname "$a.8003" \
-		infiniband.p-key 0x8003 infiniband.parent "$a" \
-		ipv4.method manual ipv4.addresses 10.96.0.1/24 ipv6.method disabled
+	child_add ibbad "$a" 8003 10.96.0.1/24
 	# With a static address NM has nothing to wait for: it activates the
 	# connection, and the child waits without carrier for its P_Key.
 	kernel_log_mark "$who: ibbad"
