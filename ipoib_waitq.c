@@ -97,12 +97,12 @@ void ipoib_waitq_init(struct ipoib_waitq *wq, enum ipoib_waitq_kind kind)
 
 /*
  * One policy for every queue: when it is full, its oldest packet is
- * dropped to make room for the new one.  A wait that long has outlived
- * the oldest packet's use: TCP has sent it again (the copy queued behind
- * it), and newer packets getting through let the receiver's SACKs name
- * the hole at once, where losing the newest cuts off the window's end,
- * which only a retransmit timeout finds.  The kernel's neighbour queue
- * drops the oldest too; the in-tree driver drops the newest.
+ * dropped to make room for the new one.  The oldest is the one its sender
+ * is likeliest to have sent again already (TCP's copy waits behind it),
+ * and newer packets getting through let the receiver's SACKs name the
+ * hole at once; losing the newest instead cuts off a window's end, which
+ * only a retransmit timeout finds.  The kernel's neighbour queue drops
+ * the oldest too; the in-tree driver drops the newest.
  */
 void ipoib_waitq_add(struct ipoib_dev *priv, struct ipoib_waitq *wq,
 		     struct sk_buff *skb, const u8 *daddr)
