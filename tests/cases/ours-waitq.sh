@@ -11,13 +11,16 @@
 #   tx_drop_wait_path_full   = 80 - 16    tx_drop_wait_path_purged = 16
 #   tx_drop_wait_join_full   = 80 - 16    tx_drop_wait_join_purged = 16
 #
-# and tx_dropped once per packet.  The in-tree driver is the witness that
-# the fabric holds back the same: it keeps 3 per destination and 64 per
-# group, drops the rest at once, then what waited.
+# and tx_dropped once per packet.  Then 80 each way between the two, the
+# SA answering late (mad_delay_ms): a full queue drops its oldest, so the
+# 16 newest arrive (and whatever was sent once the path came).  The
+# in-tree driver is the witness that the fabric holds back the same: it
+# keeps 3 per destination and 64 per group, drops the rest at once, then
+# what waited; with a late path its 3 oldest arrive.
 #
 #   h1: ours (ipoib_alt, sib0) 10.14.0.1 --> 10.14.0.9 (no path), 239.14.0.1
 #   h2: in-tree (sib1)         10.14.0.2 --> 10.14.0.9 (no path), 239.14.0.1
-#           SA: every MAD dropped meanwhile
+#       h1 <--> h2 (late path), udplog on each
 #
 # timeout: 120
 set -eu
@@ -114,4 +117,46 @@ assert_eq "$(stat_of h1 "$a" tx_drop_wait_join_full)" $((n - 16)) "ours: tx_drop
 assert_eq "$(stat_of h1 "$a" tx_drop_wait_join_purged)" 16 "ours: tx_drop_wait_join_purged"
 assert_eq "$(dropped h1 "$a")" $((d1 + n)) "ours: tx_dropped, once per datagram"
 ip netns exec h1 ethtool -S "$a" | grep -E 'tx_drop_(wait_join|queue_full|no_mcast)|mcast_join'
+
+step "$n datagrams to a peer whose path comes late: which ones wait"
+# The SA answers after 2 x 300 ms, within the query's 1 s.  Ours keeps the
+# newest: what arrives is the run that ends at the last one sent.  The
+# in-tree driver keeps the oldest: its first 3 arrive.
+echo 0 >"$SIB/mad_drop_every"
+echo 300 >"$SIB/mad_delay_ms"
+trap 'echo 0 >"$SIB/mad_drop_every"; echo 0 >"$SIB/mad_delay_ms"' EXIT
+on h1 ip neigh replace 10.14.0.2 dev "$a" nud permanent lladdr "$(ip netns exec h2 cat "/sys/class/net/$b/address")"
+on h2 ip neigh replace 10.14.0.1 dev "$b" nud permanent lladdr "$(ip netns exec h1 cat "/sys/class/net/$a/address")"
+ip netns exec h1 udplog 9 >udplog-h1.out 2>&1 &
+u1=$!
+ip netns exec h2 udplog 9 >udplog-h2.out 2>&1 &
+u2=$!
+wait_for 10 udp_bound h1 9 || fail "udplog did not start in h1"
+wait_for 10 udp_bound h2 9 || fail "udplog did not start in h2"
+f1=$(stat_of h1 "$a" tx_drop_wait_path_full)
+d2=$(dropped h2 "$b")
+burst h1 "$a" 10.14.0.2 0 >/dev/null
+burst h2 "$b" 10.14.0.1 0 >/dev/null
+# shellcheck disable=SC2317 # called through wait_for
+accounted() { # LOG DROPS: every datagram arrived or was dropped
+	[ $(($(wc -l <"$1") + $2)) -ge "$n" ]
+}
+# shellcheck disable=SC2317
+ours_accounted() { accounted udplog-h2.out $(($(stat_of h1 "$a" tx_drop_wait_path_full) - f1)); }
+# shellcheck disable=SC2317
+intree_accounted() { accounted udplog-h1.out $(($(dropped h2 "$b") - d2)); }
+wait_for 10 ours_accounted || fail "ours: datagrams neither arrived nor counted as dropped"
+wait_for 10 intree_accounted || fail "in-tree: datagrams neither arrived nor counted as dropped"
+kill "$u1" "$u2"
+wait "$u1" "$u2" 2>/dev/null || true
+echo "ours -> h2, arrived: $(awk '{ printf "%s ", $2 }' udplog-h2.out)"
+echo "in-tree -> h1, arrived: $(awk '{ printf "%s ", $2 }' udplog-h1.out)"
+# As sets: sends after the path came may pass those that waited.
+got1=$(awk '{ print $2 }' udplog-h2.out | sort -n | tr '\n' ' ')
+got2=$(awk '$2 < 3 { print $2 }' udplog-h1.out | sort -n | tr '\n' ' ')
+r=$(wc -l <udplog-h2.out)
+assert_ge "$r" 16 "ours: datagrams that arrived"
+assert_eq "$got1" "$(seq -s ' ' $((n - r)) $((n - 1))) " "ours: the datagrams that arrived are the newest"
+assert_eq "$((r + $(stat_of h1 "$a" tx_drop_wait_path_full) - f1))" "$n" "ours: arrived + tx_drop_wait_path_full"
+assert_eq "$got2" "0 1 2 " "in-tree: its 3 oldest arrived"
 pass
