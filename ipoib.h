@@ -17,6 +17,8 @@
  *   ipoib_rx_pages.c   receive pages recycled through a page_pool
  *   ipoib_tx.c         send rings of every QP: room, mapping, queue
  *                      control; the staged queue
+ *   ipoib_waitq.c      packets waiting for a path, a join, a connection
+ *                      or ring room: one limit policy, drops counted
  *   ipoib_cm_cq.c      connected mode: the CQs connections share
  *
  *   ipoib_ib.c         UD data path: rings, NAPI, send, receive
@@ -72,7 +74,6 @@
 
 #define IPOIB_HARD_LEN		(IPOIB_PSEUDO_LEN + IPOIB_ENCAP_LEN)
 #define IPOIB_PSEUDO_LEN	IPOIB_ALEN	/* destination, ahead of the header */
-#define IPOIB_MAX_QUEUED	16	/* packets held per unresolved target */
 #define IPOIB_NEIGH_IDLE	(60 * HZ)	/* unused neighbours age out */
 #define IPOIB_GC_INTERVAL	(10 * HZ)
 #define IPOIB_SENDONLY_IDLE_S	60	/* unused send-only groups are left */
@@ -114,6 +115,25 @@ static inline void ipoib_push_pseudo_header(struct sk_buff *skb,
 }
 
 /*
+ * What a waiting queue waits for (ipoib_waitq.c has the rules of each).
+ * The first three are guarded by priv->lock, the last by the transmit
+ * lock.
+ */
+enum ipoib_waitq_kind {
+	IPOIB_WAITQ_PATH,		/* a unicast neighbour's path */
+	IPOIB_WAITQ_JOIN,		/* a group's join */
+	IPOIB_WAITQ_CONNECT,		/* a connection to come up */
+	IPOIB_WAITQ_RING,		/* room in a live connection's ring */
+	IPOIB_WAITQ_KINDS
+};
+
+/* Packets waiting before they can be sent: ipoib_waitq.c's only. */
+struct ipoib_waitq {
+	struct sk_buff_head skbs;	/* its lock unused: the owner's guards it */
+	enum ipoib_waitq_kind kind;
+};
+
+/*
  * An address handle shared by paths, groups and neighbours.  It dies when
  * the last user lets go, but is only destroyed once no xmit can still be
  * using it: an RCU grace period, then every send posted by then completed.
@@ -152,7 +172,7 @@ struct ipoib_mcast {
 	struct ib_sa_multicast *sa;	/* join in progress or done */
 	struct ipoib_ah *ah;
 	struct list_head neighs;	/* neighbours sending to this group */
-	struct sk_buff_head queue;	/* sends waiting for the join */
+	struct ipoib_waitq queue;	/* sends waiting for the join */
 	unsigned long retry_at;
 	unsigned long backoff;
 	unsigned long last_used;	/* send-only groups age out */
@@ -176,7 +196,7 @@ struct ipoib_neigh {
 	struct ipoib_mcast *mcast;	/* multicast; under priv->lock */
 	struct list_head owner_link;	/* path->neighs or mcast->neighs */
 	struct list_head all_link;	/* priv->neigh_list */
-	struct sk_buff_head queue;	/* sends waiting for resolution */
+	struct ipoib_waitq queue;	/* sends waiting for the path */
 	struct ipoib_cm_conn __rcu *cm;	/* connection we send on, if any */
 	unsigned long cm_retry_at;	/* after a failure: UD until then */
 	unsigned long cm_backoff;
@@ -327,6 +347,19 @@ enum ipoib_counter {
 	IPOIB_CNT_CM_TX_DROP_NO_MEM,	/* no memory for a send ring */
 	IPOIB_CNT_CM_CONNECT_TIMEOUTS,	/* not up within the bound: UD */
 	IPOIB_CNT_CM_PEERS_LOST,	/* the kernel gave up on the address */
+	/*
+	 * Drops from a waiting queue, by queue and reason (ipoib_waitq.c):
+	 * full (its oldest packet made room), or purged (what it waited for
+	 * failed or went away).  Each is counted under its cause above too.
+	 */
+	IPOIB_CNT_WAIT_PATH_FULL,
+	IPOIB_CNT_WAIT_PATH_PURGED,
+	IPOIB_CNT_WAIT_JOIN_FULL,
+	IPOIB_CNT_WAIT_JOIN_PURGED,
+	IPOIB_CNT_WAIT_CONNECT_FULL,
+	IPOIB_CNT_WAIT_CONNECT_PURGED,
+	IPOIB_CNT_WAIT_RING_FULL,
+	IPOIB_CNT_WAIT_RING_PURGED,
 	IPOIB_NR_COUNTERS
 };
 

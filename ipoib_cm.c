@@ -27,6 +27,7 @@
 #include "ipoib_cm.h"
 #include "ipoib_link.h"
 #include "ipoib_tx.h"
+#include "ipoib_waitq.h"
 
 static char *cm_policy = "auto";
 module_param(cm_policy, charp, 0444);
@@ -194,8 +195,8 @@ static struct ipoib_cm_conn *conn_new(struct ipoib_dev *priv, const u8 *peer,
 	conn->created = jiffies;
 	conn->deadline = jiffies + IPOIB_CM_CONNECT_TIMEOUT;
 	conn->last_used = jiffies;
-	skb_queue_head_init(&conn->queue);
-	skb_queue_head_init(&conn->backlog);
+	ipoib_waitq_init(&conn->queue, IPOIB_WAITQ_CONNECT);
+	ipoib_waitq_init(&conn->backlog, IPOIB_WAITQ_RING);
 	INIT_WORK(&conn->work, conn_work);
 	init_completion(&conn->last_wqe);
 	init_completion(&conn->drained);
@@ -388,7 +389,7 @@ static void conn_end(struct ipoib_cm_conn *conn, bool failed, u8 rej_reason)
 						       IPOIB_CM_RETRY_MAX);
 		neigh->cm_retry_at = jiffies + neigh->cm_backoff;
 	}
-	skb_queue_splice_init(&conn->queue, &q);
+	ipoib_waitq_splice(priv, &conn->queue, &q);
 	spin_unlock_bh(&priv->lock);
 
 	if (failed)
@@ -536,7 +537,7 @@ static void conn_set_live(struct ipoib_cm_conn *conn)
 	ipoib_count(priv, IPOIB_CNT_CM_CONNECTIONS);
 	ipoib_count(priv, IPOIB_CNT_CM_ESTABLISHED);
 	peer_back(priv, conn->peer);
-	skb_queue_splice_init(&conn->queue, &q);
+	ipoib_waitq_splice(priv, &conn->queue, &q);
 	spin_unlock_bh(&priv->lock);
 	ipoib_cm_touch(conn);
 	ipoib_dbg(priv, "%s connection to %pI6 up, MTU %u\n",
@@ -595,7 +596,7 @@ static void conn_tx_free(struct ipoib_cm_conn *conn)
 
 	ipoib_tx_ring_discard(priv, &conn->tx);
 	ipoib_tx_ring_free(&conn->tx);
-	ipoib_drop_queue(priv, &conn->backlog, IPOIB_CNT_CM_TX_DROP_BACKLOG);
+	ipoib_waitq_purge(priv, &conn->backlog);
 }
 
 static int conn_create_qp(struct ipoib_cm_conn *conn)
@@ -826,7 +827,7 @@ static void conn_destroy(struct ipoib_cm_conn *conn)
 	ipoib_cm_cq_give_back(conn);
 	conn_tx_free(conn);
 	ipoib_cm_rx_ring_free(conn);
-	ipoib_drop_queue(priv, &conn->queue, IPOIB_CNT_CM_TX_DROP_QUEUE);
+	ipoib_waitq_purge(priv, &conn->queue);
 	conn_put(conn);
 }
 

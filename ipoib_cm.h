@@ -45,10 +45,8 @@
  * backlog, which costs nothing while empty.
  */
 #define IPOIB_CM_TX_RING	16
-#define IPOIB_CM_BACKLOG	128	/* sends waiting for ring room */
 /* CQ entries a shared CQ offers connections beyond the SRQ's receives. */
 #define IPOIB_CM_CQ_SEATS	512
-#define IPOIB_CM_MAX_QUEUED	64	/* packets held while connecting */
 /*
  * A connection not up by then is given up: what waited for it goes over
  * UD, and the peer gets datagrams until its backoff ends.  Long enough
@@ -140,7 +138,7 @@ struct ipoib_cm_conn {
 	unsigned long deadline;		/* connecting or wait-peer ends by then */
 	unsigned long live_since;
 	unsigned long last_used;	/* last send or receive */
-	struct sk_buff_head queue;	/* sends waiting for LIVE */
+	struct ipoib_waitq queue;	/* sends waiting for LIVE */
 	struct work_struct work;	/* start, then tear down */
 	struct completion last_wqe;	/* SRQ: the QP let go of it */
 	bool qp_rtr;			/* reached RTR: may take SRQ buffers */
@@ -152,7 +150,7 @@ struct ipoib_cm_conn {
 	 * is full, the backlog: ipoib_tx.c's rules.
 	 */
 	struct ipoib_tx_ring tx;
-	struct sk_buff_head backlog;
+	struct ipoib_waitq backlog;
 	struct ib_sge tx_sge[MAX_SKB_FRAGS + 1];
 
 	/*

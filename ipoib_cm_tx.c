@@ -11,6 +11,7 @@
 #include "ipoib_cm.h"
 #include "ipoib_pmtu.h"
 #include "ipoib_tx.h"
+#include "ipoib_waitq.h"
 
 /* Payload of the packet: skb->data is at the IPoIB header. */
 static unsigned int payload_len(const struct sk_buff *skb)
@@ -44,7 +45,7 @@ static void backlog_drain(struct ipoib_dev *priv, struct ipoib_cm_conn *conn)
 	ipoib_assert_tx_locked(priv);
 	while (READ_ONCE(conn->state) == IPOIB_CM_LIVE &&
 	       ipoib_tx_room(&conn->tx) &&
-	       (skb = __skb_dequeue(&conn->backlog)))
+	       (skb = ipoib_waitq_pop(priv, &conn->backlog)))
 		post_one(priv, conn, skb);
 }
 
@@ -71,7 +72,7 @@ static void tx_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	/* Only this connection's own packets wait: never the queue. */
 	smp_mb();	/* pairs with the one in cm_send() */
-	if (likely(skb_queue_empty_lockless(&conn->backlog)))
+	if (likely(ipoib_waitq_empty(&conn->backlog)))
 		return;
 	txq = netdev_get_tx_queue(priv->dev, 0);
 	__netif_tx_lock(txq, smp_processor_id());
@@ -109,7 +110,7 @@ static void post_one(struct ipoib_dev *priv, struct ipoib_cm_conn *conn,
 /*
  * A packet (IPoIB header at skb->data) for a live connection, under the
  * transmit lock: posted, or kept in the connection's backlog while its
- * ring is full, or dropped when that is full too.  Consumes the skb.
+ * ring is full (ipoib_waitq.c's limit and policy).  Consumes the skb.
  */
 static void cm_send(struct ipoib_dev *priv, struct ipoib_cm_conn *conn,
 		    struct sk_buff *skb)
@@ -127,16 +128,12 @@ static void cm_send(struct ipoib_dev *priv, struct ipoib_cm_conn *conn,
 	}
 	ipoib_cm_touch(conn);
 	if (likely(ipoib_tx_room(&conn->tx) &&
-		   skb_queue_empty(&conn->backlog))) {
+		   ipoib_waitq_empty(&conn->backlog))) {
 		post_one(priv, conn, skb);
 		return;
 	}
-	if (skb_queue_len(&conn->backlog) >= IPOIB_CM_BACKLOG) {
-		ipoib_tx_drop(priv, skb, IPOIB_CNT_CM_TX_DROP_BACKLOG);
-		return;
-	}
 	ipoib_count(priv, IPOIB_CNT_CM_TX_BACKLOGGED);
-	__skb_queue_tail(&conn->backlog, skb);
+	ipoib_waitq_add(priv, &conn->backlog, skb, NULL);
 	/* A completion may have found the backlog empty just before. */
 	smp_mb();	/* pairs with the one in tx_done() */
 	backlog_drain(priv, conn);
@@ -242,13 +239,7 @@ bool ipoib_cm_xmit(struct ipoib_dev *priv, struct ipoib_neigh *neigh,
 		spin_unlock_bh(&priv->lock);
 		return ud_too_big(priv, skb);
 	}
-	if (skb_queue_len(&conn->queue) >= IPOIB_CM_MAX_QUEUED) {
-		spin_unlock_bh(&priv->lock);
-		ipoib_tx_drop(priv, skb, IPOIB_CNT_CM_TX_DROP_QUEUE);
-		return true;
-	}
-	ipoib_push_pseudo_header(skb, neigh->daddr);
-	__skb_queue_tail(&conn->queue, skb);
+	ipoib_waitq_add(priv, &conn->queue, skb, neigh->daddr);
 	spin_unlock_bh(&priv->lock);
 	return true;
 }

@@ -20,6 +20,7 @@
 #include <linux/seq_file.h>
 #include "ipoib_cm.h"
 #include "ipoib_debugfs.h"
+#include "ipoib_waitq.h"
 
 static struct dentry *ipoib_debugfs_root;
 
@@ -67,7 +68,7 @@ static void show_mcast(struct seq_file *m, const struct ipoib_dev *priv,
 		   joined ? rate_mbps(rec->rate) : 0,
 		   mcast_kind(priv, mcast), mcast_state(mcast),
 		   mcast->qp_attached ? "yes" : "no",
-		   skb_queue_len_lockless(&mcast->queue));
+		   ipoib_waitq_len(&mcast->queue));
 }
 
 static int mcg_show(struct seq_file *m, void *v)
@@ -130,7 +131,7 @@ static void show_neigh(struct seq_file *m, struct ipoib_neigh *neigh)
 	seq_printf(m, "%02x:%06x:%pI6 %-3s %6u %lu\n", ipoib_addr_flags(a),
 		   ipoib_addr_qpn(a), ipoib_addr_gid(a),
 		   rcu_access_pointer(neigh->ah) ? "yes" : "no",
-		   skb_queue_len_lockless(&neigh->queue), idle / HZ);
+		   ipoib_waitq_len(&neigh->queue), idle / HZ);
 }
 
 /*

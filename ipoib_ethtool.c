@@ -68,6 +68,14 @@ static const char *const ipoib_counter_names[IPOIB_NR_COUNTERS] = {
 	[IPOIB_CNT_CM_TX_DROP_NO_MEM]	= "cm_tx_drop_no_mem",
 	[IPOIB_CNT_CM_CONNECT_TIMEOUTS]	= "cm_connect_timeouts",
 	[IPOIB_CNT_CM_PEERS_LOST]	= "cm_peers_lost",
+	[IPOIB_CNT_WAIT_PATH_FULL]	= "tx_drop_wait_path_full",
+	[IPOIB_CNT_WAIT_PATH_PURGED]	= "tx_drop_wait_path_purged",
+	[IPOIB_CNT_WAIT_JOIN_FULL]	= "tx_drop_wait_join_full",
+	[IPOIB_CNT_WAIT_JOIN_PURGED]	= "tx_drop_wait_join_purged",
+	[IPOIB_CNT_WAIT_CONNECT_FULL]	= "tx_drop_wait_connect_full",
+	[IPOIB_CNT_WAIT_CONNECT_PURGED]	= "tx_drop_wait_connect_purged",
+	[IPOIB_CNT_WAIT_RING_FULL]	= "tx_drop_wait_ring_full",
+	[IPOIB_CNT_WAIT_RING_PURGED]	= "tx_drop_wait_ring_purged",
 };
 
 static void ipoib_get_drvinfo(struct net_device *dev,

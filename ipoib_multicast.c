@@ -15,6 +15,7 @@
 #include "ipoib_neigh.h"
 #include "ipoib_tx.h"
 #include "ipoib_verbs.h"
+#include "ipoib_waitq.h"
 
 #define IPOIB_JOIN_FULL		BIT(FULLMEMBER_JOIN)
 #define IPOIB_JOIN_SENDONLY	BIT(SENDONLY_FULLMEMBER_JOIN)
@@ -49,7 +50,7 @@ static struct ipoib_mcast *mcast_add(struct ipoib_dev *priv,
 	mcast->sendonly = sendonly;
 	mcast->last_used = jiffies;
 	INIT_LIST_HEAD(&mcast->neighs);
-	skb_queue_head_init(&mcast->queue);
+	ipoib_waitq_init(&mcast->queue, IPOIB_WAITQ_JOIN);
 	hash_add(priv->mcasts, &mcast->hash_link, mgid_hash(mgid));
 	list_add_tail(&mcast->list, &priv->mcast_list);
 	return mcast;
@@ -181,9 +182,9 @@ static int join_done(int status, struct ib_sa_multicast *multicast)
 	struct ipoib_mcast *mcast = multicast->context;
 	struct ipoib_dev *priv = mcast->priv;
 	struct ipoib_ah *ah = NULL;
-	struct sk_buff_head ready, drop;
 	struct ipoib_neigh *neigh;
 	bool attached = false, is_bc;
+	struct sk_buff_head ready;
 
 	/* A fatal error on a joined group: everything is rejoined. */
 	if (status == -ENETRESET) {
@@ -196,7 +197,6 @@ static int join_done(int status, struct ib_sa_multicast *multicast)
 				     &attached);
 
 	__skb_queue_head_init(&ready);
-	__skb_queue_head_init(&drop);
 	spin_lock_bh(&priv->lock);
 	mcast->busy = false;
 	if (mcast->dead) {
@@ -211,13 +211,12 @@ static int join_done(int status, struct ib_sa_multicast *multicast)
 		mcast_backoff(mcast);
 		if (is_bc)
 			mcast->create = !mcast->create;
-		skb_queue_splice_tail_init(&mcast->queue, &drop);
+		ipoib_waitq_purge(priv, &mcast->queue);
 		spin_unlock_bh(&priv->lock);
 		ipoib_count(priv, IPOIB_CNT_MCAST_JOIN_FAILURES);
 		net_info_ratelimited("%s: joining %pI6 failed (%d); retrying in %u ms\n",
 				     priv->dev->name, mcast->mgid.raw, status,
 				     jiffies_to_msecs(mcast->backoff));
-		ipoib_drop_queue(priv, &drop, IPOIB_CNT_TX_DROP_NO_MCAST);
 		kick_task(priv, mcast->backoff);
 		return 1;
 	}
@@ -228,7 +227,7 @@ static int join_done(int status, struct ib_sa_multicast *multicast)
 	mcast->backoff = 0;
 	list_for_each_entry(neigh, &mcast->neighs, owner_link)
 		ipoib_neigh_set_ah(neigh, ah);
-	skb_queue_splice_tail_init(&mcast->queue, &ready);
+	ipoib_waitq_splice(priv, &mcast->queue, &ready);
 	spin_unlock_bh(&priv->lock);
 
 	ipoib_count(priv, IPOIB_CNT_MCAST_JOINS);
@@ -376,7 +375,7 @@ static void mcast_leave(struct ipoib_dev *priv, struct ipoib_mcast *mcast)
 	if (mcast->qp_attached)
 		ipoib_mcast_detach(priv, mcast);
 	ipoib_ah_put(mcast->ah);
-	ipoib_drop_queue(priv, &mcast->queue, IPOIB_CNT_TX_DROP_NO_MCAST);
+	ipoib_waitq_purge(priv, &mcast->queue);
 	if (mcast->ready)
 		ipoib_count(priv, IPOIB_CNT_MCAST_LEAVES);
 	kfree(mcast);
@@ -552,11 +551,9 @@ void ipoib_mcast_send(struct ipoib_dev *priv, struct sk_buff *skb,
 	const union ib_gid *mgid = (const union ib_gid *)ipoib_addr_gid(daddr);
 	struct ipoib_neigh *neigh;
 	struct ipoib_mcast *mcast;
-	enum ipoib_counter why;
 	struct ipoib_ah *ah;
 
 	spin_lock_bh(&priv->lock);
-	why = IPOIB_CNT_TX_DROP_NO_MCAST;
 	if (!priv->broadcast || !priv->broadcast->ready ||
 	    !test_bit(IPOIB_QP_READY, &priv->flags))
 		goto drop;
@@ -569,11 +566,7 @@ void ipoib_mcast_send(struct ipoib_dev *priv, struct sk_buff *skb,
 	}
 	WRITE_ONCE(mcast->last_used, jiffies);
 	if (!mcast->ready) {
-		why = IPOIB_CNT_TX_DROP_QUEUE_FULL;
-		if (skb_queue_len(&mcast->queue) >= IPOIB_MAX_QUEUED)
-			goto drop;
-		ipoib_push_pseudo_header(skb, daddr);
-		__skb_queue_tail(&mcast->queue, skb);
+		ipoib_waitq_add(priv, &mcast->queue, skb, daddr);
 		spin_unlock_bh(&priv->lock);
 		return;
 	}
@@ -595,5 +588,5 @@ void ipoib_mcast_send(struct ipoib_dev *priv, struct sk_buff *skb,
 
 drop:
 	spin_unlock_bh(&priv->lock);
-	ipoib_tx_drop(priv, skb, why);
+	ipoib_tx_drop(priv, skb, IPOIB_CNT_TX_DROP_NO_MCAST);
 }

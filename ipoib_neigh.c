@@ -9,7 +9,7 @@
 #include "ipoib.h"
 #include "ipoib_ah.h"
 #include "ipoib_neigh.h"
-#include "ipoib_tx.h"
+#include "ipoib_waitq.h"
 
 static const struct rhashtable_params neigh_params = {
 	.key_len = IPOIB_ALEN,
@@ -47,7 +47,7 @@ struct ipoib_neigh *ipoib_neigh_get_or_create(struct ipoib_dev *priv,
 	neigh->priv = priv;
 	neigh->qpn = ipoib_addr_qpn(daddr);
 	neigh->last_used = jiffies;
-	skb_queue_head_init(&neigh->queue);
+	ipoib_waitq_init(&neigh->queue, IPOIB_WAITQ_PATH);
 	INIT_LIST_HEAD(&neigh->owner_link);
 	old = rhashtable_lookup_get_insert_fast(&priv->neighs,
 						&neigh->hash_node,
@@ -75,17 +75,6 @@ void ipoib_neigh_set_ah(struct ipoib_neigh *neigh, struct ipoib_ah *ah)
 	ipoib_ah_put(old);
 }
 
-/* Packets wait with their destination pushed back on. */
-bool ipoib_neigh_queue(struct ipoib_neigh *neigh, struct sk_buff *skb)
-{
-	lockdep_assert_held(&neigh->priv->lock);
-	if (skb_queue_len(&neigh->queue) >= IPOIB_MAX_QUEUED)
-		return false;
-	ipoib_push_pseudo_header(skb, neigh->daddr);
-	__skb_queue_tail(&neigh->queue, skb);
-	return true;
-}
-
 static void neigh_free_rcu(struct rcu_head *head)
 {
 	struct ipoib_neigh *neigh = container_of(head, struct ipoib_neigh, rcu);
@@ -108,7 +97,7 @@ void ipoib_neigh_kill(struct ipoib_neigh *neigh)
 	list_del_init(&neigh->owner_link);
 	neigh->path = NULL;
 	neigh->mcast = NULL;
-	ipoib_drop_queue(priv, &neigh->queue, IPOIB_CNT_TX_DROP_NO_PATH);
+	ipoib_waitq_purge(priv, &neigh->queue);
 	call_rcu(&neigh->rcu, neigh_free_rcu);
 }
 
@@ -138,7 +127,7 @@ void ipoib_neigh_gc(struct ipoib_dev *priv)
 
 	spin_lock_bh(&priv->lock);
 	list_for_each_entry_safe(neigh, next, &priv->neigh_list, all_link) {
-		if (!skb_queue_empty(&neigh->queue) ||
+		if (!ipoib_waitq_empty(&neigh->queue) ||
 		    time_before(jiffies, READ_ONCE(neigh->last_used) +
 				IPOIB_NEIGH_IDLE))
 			continue;

@@ -17,6 +17,5 @@ struct ipoib_neigh *ipoib_neigh_get_or_create(struct ipoib_dev *priv,
 void ipoib_neigh_set_ah(struct ipoib_neigh *neigh, struct ipoib_ah *ah);
 void ipoib_neigh_kill(struct ipoib_neigh *neigh);
 void ipoib_neigh_gc(struct ipoib_dev *priv);
-bool ipoib_neigh_queue(struct ipoib_neigh *neigh, struct sk_buff *skb);
 
 #endif /* IPOIB_NEIGH_H */

@@ -12,6 +12,7 @@
 #include "ipoib_neigh.h"
 #include "ipoib_path.h"
 #include "ipoib_tx.h"
+#include "ipoib_waitq.h"
 
 static u32 gid_hash(const union ib_gid *gid)
 {
@@ -48,7 +49,7 @@ static struct ipoib_path *path_create(struct ipoib_dev *priv,
 
 /* The query failed; hold off and drop what waited. */
 static void path_failed(struct ipoib_dev *priv, struct ipoib_path *path,
-			int status, struct sk_buff_head *drop)
+			int status)
 {
 	struct ipoib_neigh *neigh;
 
@@ -58,7 +59,7 @@ static void path_failed(struct ipoib_dev *priv, struct ipoib_path *path,
 					   IPOIB_RETRY_MAX);
 	path->retry_at = jiffies + path->backoff;
 	list_for_each_entry(neigh, &path->neighs, owner_link)
-		skb_queue_splice_tail_init(&neigh->queue, drop);
+		ipoib_waitq_purge(priv, &neigh->queue);
 	ipoib_count(priv, IPOIB_CNT_PATH_FAILURES);
 	net_info_ratelimited("%s: no path to %pI6 (%d); retrying in %u ms\n",
 			     priv->dev->name, path->dgid.raw, status,
@@ -71,12 +72,11 @@ static void path_done(int status, struct sa_path_rec *rec,
 	struct ipoib_path *path = context;
 	struct ipoib_dev *priv = path->priv;
 	struct ipoib_ah *ah = NULL, *old = NULL;
-	struct sk_buff_head ready, drop;
 	struct ipoib_neigh *neigh;
 	struct rdma_ah_attr attr;
+	struct sk_buff_head ready;
 
 	__skb_queue_head_init(&ready);
-	__skb_queue_head_init(&drop);
 	if (!status && rec) {
 		status = ib_init_ah_attr_from_path(priv->ca, priv->port, rec,
 						   &attr, NULL);
@@ -102,22 +102,20 @@ static void path_done(int status, struct sa_path_rec *rec,
 		path->backoff = 0;
 		list_for_each_entry(neigh, &path->neighs, owner_link) {
 			ipoib_neigh_set_ah(neigh, ah);
-			skb_queue_splice_tail_init(&neigh->queue, &ready);
+			ipoib_waitq_splice(priv, &neigh->queue, &ready);
 		}
 	} else {
-		path_failed(priv, path, status, &drop);
+		path_failed(priv, path, status);
 	}
 	spin_unlock_bh(&priv->lock);
 	/* The path may be freed as soon as this completes. */
 	complete(&path->query_done);
 
 	ipoib_ah_put(old);
-	ipoib_drop_queue(priv, &drop, IPOIB_CNT_TX_DROP_NO_PATH);
 	ipoib_send_staged(priv, &ready);
 }
 
-static void path_query(struct ipoib_dev *priv, struct ipoib_path *path,
-		       struct sk_buff_head *drop)
+static void path_query(struct ipoib_dev *priv, struct ipoib_path *path)
 {
 	struct sa_path_rec rec = {
 		.dgid = path->dgid,
@@ -141,7 +139,7 @@ static void path_query(struct ipoib_dev *priv, struct ipoib_path *path,
 	if (id < 0) {
 		path->query = NULL;
 		complete(&path->query_done);
-		path_failed(priv, path, id, drop);
+		path_failed(priv, path, id);
 		return;
 	}
 	path->query_id = id;
@@ -159,7 +157,6 @@ static void ipoib_path_resolve(struct ipoib_dev *priv,
 {
 	const union ib_gid *gid = (const union ib_gid *)ipoib_addr_gid(neigh->daddr);
 	struct ipoib_path *path = neigh->path;
-	struct sk_buff_head drop;
 
 	lockdep_assert_held(&priv->lock);
 	if (!path) {
@@ -167,8 +164,7 @@ static void ipoib_path_resolve(struct ipoib_dev *priv,
 		if (!path)
 			path = path_create(priv, gid);
 		if (!path) {
-			ipoib_drop_queue(priv, &neigh->queue,
-					 IPOIB_CNT_TX_DROP_NO_PATH);
+			ipoib_waitq_purge(priv, &neigh->queue);
 			return;
 		}
 		neigh->path = path;
@@ -176,17 +172,15 @@ static void ipoib_path_resolve(struct ipoib_dev *priv,
 	}
 	if (path->valid && path->ah) {
 		ipoib_neigh_set_ah(neigh, path->ah);
-		skb_queue_splice_tail_init(&neigh->queue, ready);
+		ipoib_waitq_splice(priv, &neigh->queue, ready);
 		return;
 	}
 	if (path->query)
 		return;
-	__skb_queue_head_init(&drop);
 	if (time_before(jiffies, path->retry_at))
-		skb_queue_splice_tail_init(&neigh->queue, &drop);
+		ipoib_waitq_purge(priv, &neigh->queue);
 	else
-		path_query(priv, path, &drop);
-	ipoib_drop_queue(priv, &drop, IPOIB_CNT_TX_DROP_NO_PATH);
+		path_query(priv, path);
 }
 
 /*
@@ -210,12 +204,10 @@ void ipoib_xmit_unicast_slow(struct ipoib_dev *priv, struct sk_buff *skb,
 	neigh = ipoib_neigh_get_or_create(priv, daddr);
 	if (!neigh)
 		goto drop;
-	why = IPOIB_CNT_TX_DROP_QUEUE_FULL;
-	if (!ipoib_neigh_queue(neigh, skb))
-		goto drop;
+	ipoib_waitq_add(priv, &neigh->queue, skb, neigh->daddr);
 	/* Resolved since the lockless look: it goes at once. */
 	if (rcu_access_pointer(neigh->ah))
-		skb_queue_splice_tail_init(&neigh->queue, &ready);
+		ipoib_waitq_splice(priv, &neigh->queue, &ready);
 	else
 		ipoib_path_resolve(priv, neigh, &ready);
 	spin_unlock_bh(&priv->lock);

@@ -30,8 +30,8 @@ void ipoib_tx_drop(struct ipoib_dev *priv, struct sk_buff *skb,
 	dev_kfree_skb_any(skb);
 }
 
-void ipoib_drop_queue(struct ipoib_dev *priv, struct sk_buff_head *q,
-		      enum ipoib_counter why)
+static void drop_queue(struct ipoib_dev *priv, struct sk_buff_head *q,
+		       enum ipoib_counter why)
 {
 	struct sk_buff *skb;
 
@@ -289,5 +289,5 @@ void ipoib_staged_drop(struct ipoib_dev *priv)
 	spin_lock_bh(&priv->staged.lock);
 	skb_queue_splice_init(&priv->staged, &q);
 	spin_unlock_bh(&priv->staged.lock);
-	ipoib_drop_queue(priv, &q, IPOIB_CNT_TX_DROP_NO_PATH);
+	drop_queue(priv, &q, IPOIB_CNT_TX_DROP_NO_PATH);
 }

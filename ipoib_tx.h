@@ -26,8 +26,6 @@ void ipoib_tx_ud_posted(struct ipoib_dev *priv);
 void ipoib_tx_ud_reaped(struct ipoib_dev *priv);
 void ipoib_tx_drop(struct ipoib_dev *priv, struct sk_buff *skb,
 		   enum ipoib_counter why);
-void ipoib_drop_queue(struct ipoib_dev *priv, struct sk_buff_head *q,
-		      enum ipoib_counter why);
 void ipoib_stage(struct ipoib_dev *priv, struct sk_buff_head *ready);
 void ipoib_send_staged(struct ipoib_dev *priv, struct sk_buff_head *ready);
 void ipoib_staged_drop(struct ipoib_dev *priv);
