@@ -1371,28 +1371,59 @@ fail:
 	return ret;
 }
 
+/* Each connection ended (not as a failure); how many. */
+static unsigned int end_all(struct ipoib_dev *priv, u8 rej_reason)
+{
+	struct ipoib_cm_conn *conn;
+	unsigned int n = 0;
+
+	for (;;) {
+		spin_lock_bh(&priv->lock);
+		conn = list_first_entry_or_null(&priv->cm->conns,
+						struct ipoib_cm_conn, link);
+		if (conn)
+			conn_get(conn);
+		spin_unlock_bh(&priv->lock);
+		if (!conn)
+			return n;
+		conn_end_put(conn, false, rej_reason);
+		n++;
+	}
+}
+
+/*
+ * The port is active again after it went down.  While it was down the
+ * peers may have ended their halves of our connections with a DREQ we
+ * never saw; a send on such a half would only find out after the QP's
+ * retries.  Every connection ends now, when our DREQs reach the peers,
+ * and the next packets make new ones.
+ */
+void ipoib_cm_port_back(struct ipoib_dev *priv)
+{
+	unsigned int n;
+
+	lockdep_assert_held(&priv->state_lock);
+	if (!ipoib_cm_active(priv))
+		return;
+	n = end_all(priv, IB_CM_REJ_TIMEOUT);
+	if (!n)
+		return;
+	atomic_long_add(n, &priv->counters[IPOIB_CNT_CM_PORT_FLAP_ENDS]);
+	netdev_info(priv->dev, "port %u came back: %u connection%s ended, new ones on demand\n",
+		    priv->port, n, n == 1 ? "" : "s");
+}
+
 /* Every connection torn down, nothing listens. */
 void ipoib_cm_down(struct ipoib_dev *priv)
 {
 	struct ipoib_cm_dev *cm = priv->cm;
-	struct ipoib_cm_conn *conn;
 
 	lockdep_assert_held(&priv->state_lock);
 	if (!cm || !test_and_clear_bit(IPOIB_CM_RUNNING, &priv->flags))
 		return;
 	stop_listening(cm);
 	cancel_delayed_work_sync(&cm->reap_task);
-	for (;;) {
-		spin_lock_bh(&priv->lock);
-		conn = list_first_entry_or_null(&cm->conns,
-						struct ipoib_cm_conn, link);
-		if (conn)
-			conn_get(conn);
-		spin_unlock_bh(&priv->lock);
-		if (!conn)
-			break;
-		conn_end_put(conn, false, IB_CM_REJ_NO_RESOURCES);
-	}
+	end_all(priv, IB_CM_REJ_NO_RESOURCES);
 	flush_workqueue(ipoib_cm_wq);
 	ipoib_cm_cq_cleanup(priv);
 	ipoib_cm_rx_cleanup(priv);

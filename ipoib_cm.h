@@ -227,6 +227,7 @@ bool ipoib_cm_supported(const struct ipoib_dev *priv);
 u8 ipoib_cm_addr_flags(void);
 int ipoib_cm_up(struct ipoib_dev *priv);
 void ipoib_cm_down(struct ipoib_dev *priv);
+void ipoib_cm_port_back(struct ipoib_dev *priv);
 void ipoib_cm_peer_moved(struct ipoib_dev *priv, const union ib_gid *gid);
 struct seq_file;
 void ipoib_cm_debugfs_show(struct seq_file *m, struct ipoib_dev *priv);
