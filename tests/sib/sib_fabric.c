@@ -117,7 +117,7 @@ bool sib_qp_can_receive(const struct sib_qp *qp, enum ib_qp_state state)
 	return state == IB_QPS_SQE && is_ud_like(qp->type);
 }
 
-/* A lost RC message looks, to its sender, like a peer that never answers. */
+/* A lost RC message is, to its sender, a request no ACK answers. */
 static enum sib_delivery lost(const struct sib_pkt *pkt)
 {
 	if (pkt->src_qp && pkt->src_qp->type == IB_QPT_RC)
@@ -765,6 +765,10 @@ static bool sib_injected_fault(struct sib_pkt *pkt)
 		drop = drop_every(READ_ONCE(fab->ud_drop_every), &fab->ud_seq);
 	} else {
 		drop = drop_every(READ_ONCE(fab->rc_drop_every), &fab->rc_seq);
+		/* A burst: the next N RC or UC messages a port sends. */
+		if (!drop && pkt->src_port)
+			drop = atomic_add_unless(&pkt->src_port->rc_drop_next,
+						 -1, 0);
 	}
 	if (drop && pkt->src_port)
 		sib_count(pkt->src_port, SIB_CNT_DROP_INJECTED, 1);
