@@ -104,6 +104,11 @@ enum sib_counter {
 	SIB_CNT_RDMA_READ_BYTES,
 	SIB_CNT_RKEY_VIOLATIONS,	/* bad R_Key, range or access */
 	SIB_CNT_REMOTE_INVALIDATES,	/* SEND_WITH_INV that freed a region */
+	/* SA requests this port sent, and the faults debugfs had on them. */
+	SIB_CNT_SA_REQUESTS,
+	SIB_CNT_SA_DELAYED,		/* held sa_delay_ms before the SA */
+	SIB_CNT_SA_BUSY,		/* answered BUSY (sa_busy_every) */
+	SIB_CNT_SA_SILENT,		/* not answered (sa_silent_every) */
 	SIB_NR_COUNTERS
 };
 
@@ -554,7 +559,10 @@ struct sib_fabric {
 	u32 mad_drop_every;		/* drop every Nth MAD, 0 = none */
 	u32 ud_drop_every;		/* drop every Nth UD data packet */
 	u32 rc_drop_every;		/* lose every Nth RC/UC message */
-	atomic_t mad_seq, ud_seq, rc_seq;
+	u32 sa_delay_ms;		/* the SA takes requests this late */
+	u32 sa_busy_every;		/* answer every Nth SA request BUSY */
+	u32 sa_silent_every;		/* answer every Nth SA request never */
+	atomic_t mad_seq, ud_seq, rc_seq, sa_seq;
 	atomic_t fail_qkey_set;		/* Q_Key changes left to refuse */
 };
 
