@@ -347,6 +347,7 @@ enum ipoib_counter {
 	IPOIB_CNT_CM_TX_DROP_NO_MEM,	/* no memory for a send ring */
 	IPOIB_CNT_CM_CONNECT_TIMEOUTS,	/* not up within the bound: UD */
 	IPOIB_CNT_CM_PEERS_LOST,	/* the kernel gave up on the address */
+	IPOIB_CNT_CM_PORT_FLAP_ENDS,	/* ended: the port went down */
 	/*
 	 * Drops from a waiting queue, by queue and reason (ipoib_waitq.c):
 	 * full (its oldest packet made room), or purged (what it waited for
@@ -406,6 +407,7 @@ enum {
 	IPOIB_CM_MODE,			/* connected mode chosen */
 	IPOIB_CM_RUNNING,		/* ... and listening, SRQ up */
 	IPOIB_ANNOUNCE,			/* carrier came on: tell the peers */
+	IPOIB_PORT_WENT_DOWN,		/* connections end once it is back */
 };
 
 enum ipoib_flush_level {

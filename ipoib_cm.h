@@ -134,6 +134,7 @@ struct ipoib_cm_conn {
 	bool sid_rfc;			/* REQ to (or taken on) RFC service ID */
 	bool can_send;			/* ours to send on: initiator or shared */
 	bool failed;			/* died of an error: back off */
+	u64 seq;			/* made after every lower one */
 	unsigned long created;
 	unsigned long deadline;		/* connecting or wait-peer ends by then */
 	unsigned long live_since;
@@ -169,6 +170,7 @@ struct ipoib_cm_dev {
 	struct ib_cm_id *listen[2];	/* in-tree and RFC service IDs */
 	struct list_head conns;		/* under priv->lock */
 	unsigned int nr_conns;
+	u64 last_seq;			/* the newest connection's seq */
 	struct ipoib_rx_pages pages;	/* what receive buffers are made of */
 	struct ib_srq *srq;		/* NULL: per-QP rings */
 	unsigned int rx_sge;		/* per buffer: the head, then pages */
@@ -225,6 +227,7 @@ bool ipoib_cm_supported(const struct ipoib_dev *priv);
 u8 ipoib_cm_addr_flags(void);
 int ipoib_cm_up(struct ipoib_dev *priv);
 void ipoib_cm_down(struct ipoib_dev *priv);
+void ipoib_cm_port_back(struct ipoib_dev *priv);
 void ipoib_cm_peer_moved(struct ipoib_dev *priv, const union ib_gid *gid);
 struct seq_file;
 void ipoib_cm_debugfs_show(struct seq_file *m, struct ipoib_dev *priv);

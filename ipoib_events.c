@@ -3,10 +3,12 @@
  * Port events and what they cost us.  Anything that can move a LID, a path
  * or the SM makes every path stale and every group to be rejoined; a P_Key
  * table change may take our P_Key away, bring it, or move its index, which
- * restarts the data path.
+ * restarts the data path.  A port that went down and came back ends its
+ * connections.
  */
 #include <rdma/ib_cache.h>
 #include "ipoib.h"
+#include "ipoib_cm.h"
 #include "ipoib_events.h"
 #include "ipoib_multicast.h"
 #include "ipoib_path.h"
@@ -51,10 +53,15 @@ void ipoib_event(struct ib_event_handler *handler, struct ib_event *event)
 	}
 	ipoib_dbg(priv, "port event %s: flush level %d\n",
 		  ib_event_msg(event->event), level);
+	if (event->event == IB_EVENT_PORT_ERR)
+		set_bit(IPOIB_PORT_WENT_DOWN, &priv->flags);
 	queue_flush(priv, level);
 	mutex_lock(&priv->children_lock);
-	list_for_each_entry(child, &priv->children, child_link)
+	list_for_each_entry(child, &priv->children, child_link) {
+		if (event->event == IB_EVENT_PORT_ERR)
+			set_bit(IPOIB_PORT_WENT_DOWN, &child->flags);
 		queue_flush(child, level);
+	}
 	mutex_unlock(&priv->children_lock);
 }
 
@@ -70,6 +77,8 @@ static void flush_paths_and_groups(struct ipoib_dev *priv)
 	if (ib_query_port(priv->ca, priv->port, &attr) ||
 	    attr.state != IB_PORT_ACTIVE)
 		return;		/* PORT_ACTIVE will bring us back */
+	if (test_and_clear_bit(IPOIB_PORT_WENT_DOWN, &priv->flags))
+		ipoib_cm_port_back(priv);
 	ipoib_set_local_lid(priv, &attr);
 	if (test_bit(IPOIB_QP_READY, &priv->flags))
 		ipoib_mcast_start(priv);
@@ -80,6 +89,8 @@ static void flush_if_open(struct ipoib_dev *priv)
 	mutex_lock(&priv->state_lock);
 	if (test_bit(IPOIB_OPEN, &priv->flags))
 		flush_paths_and_groups(priv);
+	else	/* a closed interface has no connections to end */
+		clear_bit(IPOIB_PORT_WENT_DOWN, &priv->flags);
 	mutex_unlock(&priv->state_lock);
 }
 

@@ -281,10 +281,13 @@ ip -n h1 neigh replace 10.4.0.99 nud permanent dev "$a" \
 	lladdr "$(printf '80:%02x:%02x:%02x:' $((fake >> 16)) $((fake >> 8 & 255)) $((fake & 255)))$(sed 's/../&:/g; s/:$//' <<<"${dgid//:/}")"
 # shellcheck disable=SC2317 # called by wait_for
 rtu_seen() { grep -q '^rtu_pdata ' "$PROBE"; }
-# The fake QP answers nothing: h1's first send fails at once and the
-# connection ends with a DREQ, which ib_cm (a work item per MAD, per CPU)
-# may hand the listen before the RTU, and then never the RTU.  Another
-# connection, after h1's back-off, sends another RTU.
+# The fake QP answers nothing.  When a send to it failed at once, h1's
+# DREQ followed its RTU at once, and ib_cm (a work item per MAD, per CPU)
+# could hand the listen the DREQ first, and then never the RTU.  Now the
+# send waits out its retries (about a second on sib) and the listen's own
+# DREQ, sent once it has the RTU, ends the connection first.  For a CM
+# slower than that: another connection, after h1's back-off, sends
+# another RTU.
 for try in 1 2 3; do
 	ip netns exec h1 ping -c 1 -W 1 10.4.0.99 >/dev/null 2>&1 || true
 	! wait_for 10 rtu_seen || break

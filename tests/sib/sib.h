@@ -55,6 +55,7 @@ struct seq_file;
 #define SIB_MAX_PDS		65536
 #define SIB_MAX_LSO_HDR		256
 #define SIB_MAX_SEND_DELAY_US	1000	/* udelay(), with bottom halves off */
+#define SIB_MAX_ACK_TIMEOUT_MS	3600000	/* ack_timeout_max_ms */
 #define SIB_SUBNET_PREFIX	0xfe80000000000000ULL
 #define SIB_QKEY_CONTROLLED	0x80000000
 #define SIB_SM_GUID		0x5eb1b0ff00000001ULL
@@ -76,6 +77,10 @@ enum sib_counter {
 	SIB_CNT_PKEY_VIOLATIONS,
 	SIB_CNT_QKEY_VIOLATIONS,
 	SIB_CNT_RNR_NAKS,
+	/* RC requests that got no ACK: timers run out, sends again, failures */
+	SIB_CNT_LOCAL_ACK_TIMEOUTS,
+	SIB_CNT_RETRANSMITS,
+	SIB_CNT_RETRIES_EXCEEDED,
 	SIB_CNT_LEN_ERRORS,		/* message too long for MTU or buffer */
 	SIB_CNT_CSUM_OFFLOADS,
 	SIB_CNT_LSO_SEGMENTS,
@@ -99,6 +104,11 @@ enum sib_counter {
 	SIB_CNT_RDMA_READ_BYTES,
 	SIB_CNT_RKEY_VIOLATIONS,	/* bad R_Key, range or access */
 	SIB_CNT_REMOTE_INVALIDATES,	/* SEND_WITH_INV that freed a region */
+	/* SA requests this port sent, and the faults debugfs had on them. */
+	SIB_CNT_SA_REQUESTS,
+	SIB_CNT_SA_DELAYED,		/* held sa_delay_ms before the SA */
+	SIB_CNT_SA_BUSY,		/* answered BUSY (sa_busy_every) */
+	SIB_CNT_SA_SILENT,		/* not answered (sa_silent_every) */
 	SIB_NR_COUNTERS
 };
 
@@ -196,6 +206,7 @@ struct sib_port {
 	struct sib_port_mgmt mgmt;
 	bool plugged;			/* sm=external: the link's cable is in */
 	bool rx_stall;			/* no receive buffers but QP0/QP1's */
+	atomic_t rc_drop_next;		/* RC messages it sends still to lose */
 
 	/* SA bookkeeping a port change needs, done where it may sleep. */
 	struct work_struct sa_sync_work;
@@ -329,7 +340,7 @@ struct sib_send_wqe {
 	u16 mss;
 	u16 hlen;
 	u8 *lso_hdr;
-	bool rnr_nakked;		/* sent once already: now a retry */
+	bool resent;			/* sent once already: now a retry */
 	/* RDMA READ and WRITE: the responder's memory */
 	u64 remote_addr;
 	u32 rkey;
@@ -341,6 +352,13 @@ struct sib_send_wqe {
 	int reg_access;
 	u32 num_sge;
 	struct ib_sge sg[];
+};
+
+/* Why an RC send queue stands still (sib_post.c). */
+enum sib_sq_wait {
+	SIB_SQ_GOING,
+	SIB_SQ_WAIT_RNR,		/* the responder's RNR NAK timer */
+	SIB_SQ_WAIT_ACK,		/* the local ACK timer: no answer came */
 };
 
 struct sib_qp {
@@ -372,9 +390,12 @@ struct sib_qp {
 	bool lso;			/* created with IB_QP_CREATE_IPOIB_UD_LSO */
 	u32 max_inline;			/* inline bytes a send may carry */
 	bool sq_running;		/* one context drains the SQ at a time */
-	bool rnr_wait;			/* head WQE waits out an RNR NAK */
-	u8 rnr_left;			/* RNR retries left for the head WQE */
-	struct delayed_work rnr_work;
+	/* RC: the head WQE's retries; all under sq.lock, reset as it completes */
+	enum sib_sq_wait sq_wait;	/* what the head WQE waits for */
+	bool ack_expired;		/* its local ACK timer ran out */
+	u8 rnr_tries;			/* resends after RNR NAKs */
+	u8 ack_tries;			/* resends after local ACK timeouts */
+	struct delayed_work retry_work;	/* the RNR or local ACK timer */
 	struct work_struct event_work;	/* affiliated events, as from an EQ */
 	unsigned long events;		/* pending: bits by enum ib_event_type */
 
@@ -419,7 +440,7 @@ struct sib_pkt {
 	u32 inv_rkey;
 	bool csum_ok;			/* fill checksums at the receiver */
 	bool held;			/* already delayed once */
-	bool resent;			/* an RNR retry: counted already */
+	bool resent;			/* a retry: counted already */
 	u8 rnr_timer;			/* out: responder's RNR NAK timer */
 	u8 sw_port;			/* switch port it came in by; 0: ours */
 };
@@ -432,7 +453,7 @@ enum sib_delivery {
 	SIB_REMOTE_ERROR,		/* RC: receiver refused (length, state) */
 	SIB_REMOTE_ACCESS,		/* RC: R_Key, range or access refused */
 	SIB_REMOTE_OP_ERROR,		/* RC: responder's own WQE was bad */
-	SIB_NO_RESPONDER,		/* RC: nobody answers: retries run out */
+	SIB_NO_RESPONDER,		/* RC: no ACK comes: lost, no QP, link down */
 };
 
 /* A QP's membership in a multicast group, as attach_mcast made it. */
@@ -538,7 +559,10 @@ struct sib_fabric {
 	u32 mad_drop_every;		/* drop every Nth MAD, 0 = none */
 	u32 ud_drop_every;		/* drop every Nth UD data packet */
 	u32 rc_drop_every;		/* lose every Nth RC/UC message */
-	atomic_t mad_seq, ud_seq, rc_seq;
+	u32 sa_delay_ms;		/* the SA takes requests this late */
+	u32 sa_busy_every;		/* answer every Nth SA request BUSY */
+	u32 sa_silent_every;		/* answer every Nth SA request never */
+	atomic_t mad_seq, ud_seq, rc_seq, sa_seq;
 	atomic_t fail_qkey_set;		/* Q_Key changes left to refuse */
 };
 
@@ -553,6 +577,7 @@ extern bool sib_csum_enabled;
 extern bool sib_lso_enabled;
 extern bool sib_cq_irq;
 extern unsigned int sib_send_delay_us;
+extern unsigned int sib_ack_timeout_max_ms;
 extern unsigned int sib_max_sge;
 extern unsigned int sib_max_qp_wr;
 extern unsigned int sib_max_cqe;
@@ -697,7 +722,7 @@ int sib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 int sib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		  const struct ib_recv_wr **bad_wr);
 void sib_sq_run(struct sib_qp *qp);
-void sib_rnr_work(struct work_struct *work);
+void sib_retry_work(struct work_struct *work);
 void sib_flush_rq(struct sib_qp *qp);
 void sib_av_to_attr(const struct sib_av *av, struct rdma_ah_attr *attr);
 

@@ -4,6 +4,12 @@
  *
  *   mad_delay_ms, mad_drop_every,      fault injection for the whole fabric
  *   ud_drop_every, rc_drop_every
+ *   sa_delay_ms                        the built-in SA takes each request
+ *                                      this late (queued, not slept on)
+ *   sa_busy_every                      N: every Nth SA request is answered
+ *                                      BUSY (MAD status 0x0001), not done
+ *   sa_silent_every                    N: every Nth SA request is not
+ *                                      answered (silence wins over BUSY)
  *   fail_qkey_set                      write N: the next N modify_qp calls
  *                                      that change a QP's Q_Key alone (as
  *                                      IPoIB does for the broadcast group)
@@ -30,12 +36,25 @@
  *   sibN/portP/counters                traffic, drops and the link as the PMA
  *                                      counts it, RDMA the port answered
  *                                      (rdma_*, rkey_violations,
- *                                      remote_invalidates); write 0 to clear
- *                                      (ipoib's counts too)
+ *                                      remote_invalidates), its RC requests
+ *                                      no ACK answered (local_ack_timeouts,
+ *                                      retransmits, retries_exceeded), the
+ *                                      port's SA requests and their faults
+ *                                      (sa_*); write 0 to clear (ipoib's
+ *                                      counts too)
  *   sibN/portP/rx_stall                1: no receive buffers but QP0/QP1's
+ *   sibN/portP/rc_drop_next            write N: the next N RC or UC messages
+ *                                      the port sends are lost (a burst);
+ *                                      read: how many are still to go
  *   sibN/portP/ipoib                   what it sent: TRANSPORT CLASS PACKETS
  *   sibN/resources                     verbs objects in use (mrs: memory
  *                                      regions)
+ *   sibN/qps                           one line per QP but QP0 and QP1: its
+ *                                      type and state; an RC QP's timer as
+ *                                      its consumer set it (timeout,
+ *                                      retry_cnt, rnr_retry) and the fabric
+ *                                      runs it (ack_timeout_us, give_up_ms:
+ *                                      after ack_timeout_max_ms; 0 never)
  *   sibN/cq_events                     CQ events raised: inline (in the
  *                                      poster's context), irq_local and
  *                                      irq_remote (cq_irq: on the poster's
@@ -46,6 +65,7 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 #include "sib.h"
+#include "sib_timers.h"
 
 #define SIB_CTL_MAX	256
 
@@ -325,6 +345,61 @@ static int resources_show(struct seq_file *m, void *unused)
 
 DEFINE_SHOW_ATTRIBUTE(resources);
 
+static const char *qp_type_name(enum ib_qp_type type)
+{
+	switch (type) {
+	case IB_QPT_RC:
+		return "RC";
+	case IB_QPT_UC:
+		return "UC";
+	default:
+		return "UD";
+	}
+}
+
+static const char *const qp_state_names[] = {
+	[IB_QPS_RESET] = "RESET", [IB_QPS_INIT] = "INIT", [IB_QPS_RTR] = "RTR",
+	[IB_QPS_RTS] = "RTS", [IB_QPS_SQD] = "SQD", [IB_QPS_SQE] = "SQE",
+	[IB_QPS_ERR] = "ERR",
+};
+
+static void qp_show(struct seq_file *m, struct sib_qp *qp, u32 max_ms)
+{
+	enum ib_qp_state state = READ_ONCE(qp->state);
+	u8 timeout = READ_ONCE(qp->timeout);
+	u8 retry_cnt = READ_ONCE(qp->retry_cnt);
+
+	seq_printf(m, "qpn 0x%x type %s state %s", qp->ibqp.qp_num,
+		   qp_type_name(qp->type),
+		   state < ARRAY_SIZE(qp_state_names) ? qp_state_names[state] :
+							"?");
+	if (qp->type == IB_QPT_RC)
+		seq_printf(m, " timeout %u retry_cnt %u rnr_retry %u ack_timeout_us %llu give_up_ms %llu",
+			   timeout, retry_cnt, READ_ONCE(qp->rnr_retry),
+			   div_u64(sib_ack_timeout_ns(timeout, max_ms),
+				   NSEC_PER_USEC),
+			   div_u64(sib_give_up_ns(timeout, retry_cnt, max_ms),
+				   NSEC_PER_MSEC));
+	seq_putc(m, '\n');
+}
+
+static int qps_show(struct seq_file *m, void *unused)
+{
+	u32 max_ms = READ_ONCE(sib_ack_timeout_max_ms);
+	struct sib_dev *sdev = m->private;
+	unsigned long qpn;
+	struct sib_qp *qp;
+
+	/* A QP is freed a grace period after it leaves the table. */
+	rcu_read_lock();
+	xa_for_each(&sdev->qps, qpn, qp)
+		qp_show(m, qp, max_ms);
+	rcu_read_unlock();
+	return 0;
+}
+
+DEFINE_SHOW_ATTRIBUTE(qps);
+
 static int cq_events_show(struct seq_file *m, void *unused)
 {
 	static const char * const names[SIB_CQ_EVENT_KINDS] = {
@@ -547,6 +622,11 @@ int sib_debugfs_init(void)
 			   &sib_fabric.ud_drop_every);
 	debugfs_create_u32("rc_drop_every", 0644, root,
 			   &sib_fabric.rc_drop_every);
+	debugfs_create_u32("sa_delay_ms", 0644, root, &sib_fabric.sa_delay_ms);
+	debugfs_create_u32("sa_busy_every", 0644, root,
+			   &sib_fabric.sa_busy_every);
+	debugfs_create_u32("sa_silent_every", 0644, root,
+			   &sib_fabric.sa_silent_every);
 	debugfs_create_atomic_t("fail_qkey_set", 0644, root,
 				&sib_fabric.fail_qkey_set);
 	debugfs_create_file("rtr_hold", 0644, root, NULL, &rtr_hold_fops);
@@ -574,6 +654,7 @@ void sib_debugfs_add_device(struct sib_dev *sdev)
 	sdev->debugfs = dir;
 	debugfs_create_file("resources", 0444, dir, sdev, &resources_fops);
 	debugfs_create_file("cq_events", 0444, dir, sdev, &cq_events_fops);
+	debugfs_create_file("qps", 0444, dir, sdev, &qps_fops);
 	sib_vf_debugfs(sdev, dir);
 	for (p = 1; p <= sdev->nports; p++) {
 		struct sib_port *port = sib_port(sdev, p);
@@ -589,6 +670,8 @@ void sib_debugfs_add_device(struct sib_dev *sdev)
 		debugfs_create_file("event", 0644, pd, port, &event_fops);
 		debugfs_create_file("counters", 0644, pd, port, &counters_fops);
 		debugfs_create_file("rx_stall", 0644, pd, port, &rx_stall_fops);
+		debugfs_create_atomic_t("rc_drop_next", 0644, pd,
+					&port->rc_drop_next);
 		debugfs_create_file("ipoib", 0444, pd, port, &ipoib_fops);
 	}
 }

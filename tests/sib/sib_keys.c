@@ -17,6 +17,9 @@ const char *const sib_counter_names[SIB_NR_COUNTERS] = {
 	[SIB_CNT_PKEY_VIOLATIONS] = "pkey_violations",
 	[SIB_CNT_QKEY_VIOLATIONS] = "qkey_violations",
 	[SIB_CNT_RNR_NAKS] = "rnr_naks",
+	[SIB_CNT_LOCAL_ACK_TIMEOUTS] = "local_ack_timeouts",
+	[SIB_CNT_RETRANSMITS] = "retransmits",
+	[SIB_CNT_RETRIES_EXCEEDED] = "retries_exceeded",
 	[SIB_CNT_LEN_ERRORS] = "length_errors",
 	[SIB_CNT_CSUM_OFFLOADS] = "csum_offloads",
 	[SIB_CNT_LSO_SEGMENTS] = "lso_segments",
@@ -35,6 +38,10 @@ const char *const sib_counter_names[SIB_NR_COUNTERS] = {
 	[SIB_CNT_RDMA_READ_BYTES] = "rdma_read_bytes",
 	[SIB_CNT_RKEY_VIOLATIONS] = "rkey_violations",
 	[SIB_CNT_REMOTE_INVALIDATES] = "remote_invalidates",
+	[SIB_CNT_SA_REQUESTS] = "sa_requests",
+	[SIB_CNT_SA_DELAYED] = "sa_delayed",
+	[SIB_CNT_SA_BUSY] = "sa_busy",
+	[SIB_CNT_SA_SILENT] = "sa_silent",
 };
 
 /* 0x0000 and 0x8000 are reserved: they never match anything. */

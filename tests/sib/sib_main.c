@@ -80,6 +80,29 @@ unsigned int sib_send_delay_us;
 module_param_cb(send_delay_us, &send_delay_ops, &sib_send_delay_us, 0644);
 MODULE_PARM_DESC(send_delay_us, "Microseconds each send, RDMA or atomic request takes to execute, in the poster's context: posts, drains and flushes then overlap it (default 0)");
 
+static int ack_timeout_max_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int ms;
+	int ret = kstrtouint(val, 0, &ms);
+
+	if (!ret)
+		ret = check_limit("ack_timeout_max_ms", ms, 0,
+				  SIB_MAX_ACK_TIMEOUT_MS);
+	if (!ret)
+		WRITE_ONCE(*(unsigned int *)kp->arg, ms);
+	return ret;
+}
+
+static const struct kernel_param_ops ack_timeout_max_ops = {
+	.set = ack_timeout_max_set,
+	.get = param_get_uint,
+};
+
+unsigned int sib_ack_timeout_max_ms;
+module_param_cb(ack_timeout_max_ms, &ack_timeout_max_ops,
+		&sib_ack_timeout_max_ms, 0644);
+MODULE_PARM_DESC(ack_timeout_max_ms, "Longest local ACK timeout an RC QP waits before it sends again, ms; its timeout field's 4.096 us * 2^timeout when shorter, none when 0 (0-3600000, default 0: as the field says)");
+
 /* The device's limits, as an HCA advertises them and refuses past them. */
 unsigned int sib_max_sge = SIB_MAX_SGE;
 module_param_named(max_sge, sib_max_sge, uint, 0444);

@@ -3,15 +3,21 @@
  * Posting work and executing it.  A send is carried out in the poster's
  * context: the send queue is drained by whichever context finds it idle, so
  * messages of one QP leave in order.  RC waits out receiver-not-ready NAKs
- * with the responder's timer and gives up after rnr_retry attempts.
+ * with the responder's timer and gives up after rnr_retry attempts; a
+ * request that gets no answer at all (lost, no QP, link down) is sent
+ * again when the QP's local ACK timer runs out, retry_cnt times, and then
+ * fails (IBA 9.7.6.1.3).  Either way the QP's queue stands still meanwhile,
+ * one delayed work per QP ending the wait.
  * Besides sends: RDMA WRITE (with immediate) and READ on connected QPs,
  * SEND_WITH_INV on RC, and the local memory operations REG_MR and
  * LOCAL_INV, executed in their turn in the queue.  The lkeys of a request
  * are checked when it executes, as an HCA does (IBA 10.6.3).
  */
 #include <linux/delay.h>
+#include <linux/jiffies.h>
 #include <rdma/ib_mad.h>
 #include "sib.h"
+#include "sib_timers.h"
 
 /* IBA's RNR NAK timer field, in microseconds. */
 static const u32 rnr_timer_usec[32] = {
@@ -284,7 +290,7 @@ static int queue_send(struct sib_qp *qp, const struct ib_send_wr *wr)
 	}
 	queue_op_fields(wqe, wr);
 	wqe->wr_id = wr->wr_id;
-	wqe->rnr_nakked = false;
+	wqe->resent = false;
 	wqe->opcode = wr->opcode;
 	wqe->send_flags = wr->send_flags;
 	wqe->imm = wr->ex.imm_data;
@@ -335,13 +341,16 @@ static void fill_grh(struct sib_pkt *pkt, struct sib_port *port,
 	pkt->grh.dgid = av->dgid;
 }
 
+/*
+ * What the requester makes of a delivery: a WC status, -EAGAIN for an RNR
+ * NAK, or -ETIMEDOUT when no answer came (its local ACK timer will tell).
+ */
 static int deliver_status(const struct sib_qp *qp, enum sib_delivery res)
 {
 	if (qp->type != IB_QPT_RC)
 		return IB_WC_SUCCESS;	/* nobody acknowledges UD or UC */
 	switch (res) {
 	case SIB_DELIVERED:
-	case SIB_DROPPED:
 		return IB_WC_SUCCESS;
 	case SIB_RNR:
 		return -EAGAIN;
@@ -351,9 +360,10 @@ static int deliver_status(const struct sib_qp *qp, enum sib_delivery res)
 		return IB_WC_REM_ACCESS_ERR;
 	case SIB_REMOTE_OP_ERROR:
 		return IB_WC_REM_OP_ERR;
+	case SIB_DROPPED:
 	case SIB_NO_RESPONDER:
 	default:
-		return IB_WC_RETRY_EXC_ERR;
+		return -ETIMEDOUT;
 	}
 }
 
@@ -412,7 +422,7 @@ static void connected_request(struct sib_pkt *pkt, struct sib_qp *qp,
 	pkt->rkey = wqe->rkey;
 }
 
-/* Put one WQE on the wire: a WC status, or -EAGAIN for an RNR NAK. */
+/* Put one WQE on the wire: a WC status, -EAGAIN or -ETIMEDOUT (RC). */
 static int execute(struct sib_qp *qp, struct sib_send_wqe *wqe, u8 *rnr_timer)
 {
 	struct sib_port *port = sib_port(qp->sdev, qp->port_num);
@@ -430,7 +440,7 @@ static int execute(struct sib_qp *qp, struct sib_send_wqe *wqe, u8 *rnr_timer)
 		.num_sge = wqe->num_sge,
 		.sg = wqe->sg,
 		.sg_dev = qp->sdev,
-		.resent = wqe->rnr_nakked,
+		.resent = wqe->resent,
 	};
 	enum sib_delivery res;
 	unsigned int delay;
@@ -506,21 +516,61 @@ static enum ib_wc_opcode wc_opcode(enum ib_wr_opcode opcode)
 	}
 }
 
+/* Under the SQ lock: the head WQE stands still until retry_work runs. */
+static void sq_wait(struct sib_qp *qp, enum sib_sq_wait why, u64 ns)
+{
+	qp->sq_wait = why;
+	/* No timer: only leaving RTS ends the wait (set_state()). */
+	if (ns)
+		mod_delayed_work(system_wq, &qp->retry_work,
+				 nsecs_to_jiffies(ns + TICK_NSEC - 1));
+}
+
 /*
  * Under the SQ lock: an RNR NAK for the head WQE.  Returns false to wait
  * and retry it later, true when the retries are spent.
  */
 static bool rnr_exhausted(struct sib_qp *qp, u8 rnr_timer)
 {
-	if (qp->rnr_retry != SIB_RNR_INFINITE) {
-		if (!qp->rnr_left)
+	if (READ_ONCE(qp->rnr_retry) != SIB_RNR_INFINITE) {
+		if (qp->rnr_tries >= READ_ONCE(qp->rnr_retry))
 			return true;
-		qp->rnr_left--;
+		qp->rnr_tries++;
 	}
-	qp->rnr_wait = true;
-	mod_delayed_work(system_wq, &qp->rnr_work,
-			 usecs_to_jiffies(rnr_timer_usec[rnr_timer & 31]));
+	sq_wait(qp, SIB_SQ_WAIT_RNR,
+		(u64)rnr_timer_usec[rnr_timer & 31] * NSEC_PER_USEC);
 	return false;
+}
+
+/* Under the SQ lock: no answer came for the head WQE; its timer starts. */
+static void ack_wait(struct sib_qp *qp)
+{
+	sq_wait(qp, SIB_SQ_WAIT_ACK,
+		sib_ack_timeout_ns(READ_ONCE(qp->timeout),
+				   READ_ONCE(sib_ack_timeout_max_ms)));
+}
+
+/*
+ * Under the SQ lock, the head WQE's local ACK timer having run out: true
+ * to send it again, false when retry_cnt resends are spent.
+ */
+static bool ack_resend(struct sib_qp *qp)
+{
+	struct sib_port *port = sib_port(qp->sdev, qp->port_num);
+
+	qp->ack_expired = false;
+	if (qp->ack_tries >= READ_ONCE(qp->retry_cnt)) {
+		sib_count(port, SIB_CNT_RETRIES_EXCEEDED, 1);
+		/* Where a case's time went: a peer that stopped answering. */
+		pr_info_ratelimited("sib: %s: QP 0x%x: no ACK to %u sends (timeout %u): retry exceeded\n",
+				    dev_name(&qp->sdev->ibdev.dev),
+				    qp->ibqp.qp_num, qp->ack_tries + 1,
+				    READ_ONCE(qp->timeout));
+		return false;
+	}
+	qp->ack_tries++;
+	sib_count(port, SIB_CNT_RETRANSMITS, 1);
+	return true;
 }
 
 /* Drain the send queue; only one context does it at a time. */
@@ -531,7 +581,7 @@ void sib_sq_run(struct sib_qp *qp)
 	unsigned long flags;
 
 	spin_lock_irqsave(&qp->sq.lock, flags);
-	if (qp->sq_running || qp->rnr_wait) {
+	if (qp->sq_running || qp->sq_wait != SIB_SQ_GOING) {
 		spin_unlock_irqrestore(&qp->sq.lock, flags);
 		return;
 	}
@@ -548,14 +598,23 @@ void sib_sq_run(struct sib_qp *qp)
 			break;	/* SQD: hold the queue */
 		if (state != IB_QPS_RTS) {
 			status = IB_WC_WR_FLUSH_ERR;
+		} else if (qp->ack_expired && !ack_resend(qp)) {
+			status = IB_WC_RETRY_EXC_ERR;
 		} else {
 			spin_unlock_irqrestore(&qp->sq.lock, flags);
 			status = execute(qp, wqe, &rnr_timer);
 			spin_lock_irqsave(&qp->sq.lock, flags);
 			if (sib_wq_empty(&qp->sq))
 				break;	/* reset while we were out */
-			if (status == -EAGAIN) {
-				wqe->rnr_nakked = true;
+			if (status == -EAGAIN || status == -ETIMEDOUT) {
+				wqe->resent = true;
+				/* Out of RTS meanwhile: no wait, a flush. */
+				if (qp->state != IB_QPS_RTS)
+					continue;
+				if (status == -ETIMEDOUT) {
+					ack_wait(qp);
+					break;
+				}
 				if (!rnr_exhausted(qp, rnr_timer))
 					break;
 				status = IB_WC_RNR_RETRY_EXC_ERR;
@@ -569,7 +628,9 @@ void sib_sq_run(struct sib_qp *qp)
 		wc.byte_len = wqe->length;
 		wc.qp = &qp->ibqp;
 		qp->sq.head++;
-		qp->rnr_left = qp->rnr_retry;
+		qp->rnr_tries = 0;
+		qp->ack_tries = 0;
+		qp->ack_expired = false;
 		if (status != IB_WC_SUCCESS || qp->sq_sig_all ||
 		    (wqe->send_flags & IB_SEND_SIGNALED))
 			fire |= sib_cq_push(cq, &wc, false);
@@ -586,14 +647,20 @@ void sib_sq_run(struct sib_qp *qp)
 		sib_qp_set_error(qp);
 }
 
-void sib_rnr_work(struct work_struct *work)
+/* The head WQE's RNR or local ACK timer ran out: it goes again, or fails. */
+void sib_retry_work(struct work_struct *work)
 {
 	struct sib_qp *qp = container_of(to_delayed_work(work), struct sib_qp,
-					 rnr_work);
+					 retry_work);
 	unsigned long flags;
 
 	spin_lock_irqsave(&qp->sq.lock, flags);
-	qp->rnr_wait = false;
+	if (qp->sq_wait == SIB_SQ_WAIT_ACK) {
+		qp->ack_expired = true;
+		sib_count(sib_port(qp->sdev, qp->port_num),
+			  SIB_CNT_LOCAL_ACK_TIMEOUTS, 1);
+	}
+	qp->sq_wait = SIB_SQ_GOING;
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
 
 	local_bh_disable();

@@ -8,6 +8,7 @@
 #include <linux/wait.h>
 #include <rdma/ib_mad.h>
 #include "sib.h"
+#include "sib_timers.h"
 
 /*
  * Lock order: a QP's send queue lock, then its receive queue lock (only
@@ -152,7 +153,7 @@ int sib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->block_mcast_loopback = init->create_flags &
 				   IB_QP_CREATE_BLOCK_MULTICAST_LOOPBACK;
 	INIT_LIST_HEAD(&qp->mcast_list);
-	INIT_DELAYED_WORK(&qp->rnr_work, sib_rnr_work);
+	INIT_DELAYED_WORK(&qp->retry_work, sib_retry_work);
 	INIT_WORK(&qp->event_work, sib_qp_event_work);
 
 	/* LSO headers and inline data are copied into the WQE when posted. */
@@ -216,6 +217,11 @@ static int check_attrs(struct sib_qp *qp, struct ib_qp_attr *attr, int mask)
 	if ((mask & IB_QP_AV) &&
 	    attr->ah_attr.type != RDMA_AH_ATTR_TYPE_IB)
 		return -EINVAL;
+	/* Fields of 3 and 5 bits (IBA 11.2.4.2). */
+	if (((mask & IB_QP_RNR_RETRY) && attr->rnr_retry > 7) ||
+	    ((mask & IB_QP_RETRY_CNT) && attr->retry_cnt > SIB_RETRY_CNT_MAX) ||
+	    ((mask & IB_QP_TIMEOUT) && attr->timeout > SIB_ACK_TIMER_MAX))
+		return -EINVAL;
 	if ((mask & IB_QP_MAX_QP_RD_ATOMIC) &&
 	    attr->max_rd_atomic > SIB_MAX_RD_ATOMIC)
 		return -EINVAL;
@@ -263,13 +269,13 @@ static void apply_attrs(struct sib_qp *qp, struct ib_qp_attr *attr, int mask)
 		qp->sq_psn = attr->sq_psn;
 	if (mask & IB_QP_MIN_RNR_TIMER)
 		qp->min_rnr_timer = attr->min_rnr_timer;
-	if (mask & IB_QP_RNR_RETRY)
-		qp->rnr_retry = attr->rnr_retry;
-	if (mask & IB_QP_RETRY_CNT)
-		qp->retry_cnt = attr->retry_cnt;
-	if (mask & IB_QP_TIMEOUT)
-		qp->timeout = attr->timeout;
 	/* Read by the fabric without a lock. */
+	if (mask & IB_QP_RNR_RETRY)
+		WRITE_ONCE(qp->rnr_retry, attr->rnr_retry);
+	if (mask & IB_QP_RETRY_CNT)
+		WRITE_ONCE(qp->retry_cnt, attr->retry_cnt);
+	if (mask & IB_QP_TIMEOUT)
+		WRITE_ONCE(qp->timeout, attr->timeout);
 	if (mask & IB_QP_ACCESS_FLAGS)
 		WRITE_ONCE(qp->access_flags, attr->qp_access_flags);
 	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
@@ -292,9 +298,14 @@ static enum ib_qp_state set_state(struct sib_qp *qp, enum ib_qp_state state)
 	if (state == IB_QPS_RESET) {
 		qp->sq.head = qp->sq.tail;
 		qp->rq.head = qp->rq.tail;
+		qp->rnr_tries = 0;
+		qp->ack_tries = 0;
 	}
-	if (state == IB_QPS_RESET || state == IB_QPS_ERR)
-		qp->rnr_wait = false;
+	/* A waiting head WQE is flushed (ERR) or forgotten (RESET) now. */
+	if (state == IB_QPS_RESET || state == IB_QPS_ERR) {
+		qp->sq_wait = SIB_SQ_GOING;
+		qp->ack_expired = false;
+	}
 	spin_unlock(&qp->rq.lock);
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
 	return old;
@@ -413,7 +424,7 @@ int sib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		break;
 	case IB_QPS_RESET:
 		set_state(qp, IB_QPS_RESET);
-		cancel_delayed_work_sync(&qp->rnr_work);
+		cancel_delayed_work_sync(&qp->retry_work);
 		sib_cq_purge_qp(to_scq(ibqp->send_cq), qp);
 		if (ibqp->recv_cq != ibqp->send_cq)
 			sib_cq_purge_qp(to_scq(ibqp->recv_cq), qp);
@@ -483,7 +494,7 @@ int sib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	sib_mcast_detach_all(qp);
 	set_state(qp, IB_QPS_RESET);
 	synchronize_rcu();
-	cancel_delayed_work_sync(&qp->rnr_work);
+	cancel_delayed_work_sync(&qp->retry_work);
 	cancel_work_sync(&qp->event_work);
 
 	sib_cq_purge_qp(to_scq(ibqp->send_cq), qp);
