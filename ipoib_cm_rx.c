@@ -11,7 +11,7 @@
 #include <linux/slab.h>
 #include <linux/delay.h>
 #include "ipoib_cm.h"
-#include "ipoib_ib.h"
+#include "ipoib_rx.h"
 #include "ipoib_rx_pages.h"
 
 /* Pages the pool keeps for reuse when more come back than are taken. */
