@@ -29,17 +29,6 @@ static unsigned int rx_index(const struct ipoib_dev *priv, u64 wr_id)
 	return wr_id & (priv->rx_size - 1);
 }
 
-/* Bytes of a receive page: the buffer, and the skb's shared info after it. */
-static unsigned int rx_frame_size(const struct ipoib_dev *priv)
-{
-	return PAGE_SIZE << priv->rx_pages.order;
-}
-
-static void *rx_buf(const struct ipoib_rx_slot *slot)
-{
-	return page_address(slot->page) + IPOIB_RX_HEADROOM;
-}
-
 /* A new page for slot i; without one, the slot keeps what it has. */
 static int rx_fill_slot(struct ipoib_dev *priv, unsigned int i)
 {
@@ -125,8 +114,8 @@ static void rx_deliver(struct ipoib_dev *priv, struct sk_buff *skb,
 	unsigned char pkt_type;
 
 	if (unlikely(wc->byte_len < IPOIB_GRH_LEN + IPOIB_ENCAP_LEN)) {
-		ipoib_count(priv, IPOIB_CNT_RX_DROP_BAD_LEN);
-		goto drop;
+		ipoib_rx_drop(priv, skb, IPOIB_CNT_RX_DROP_BAD_LEN);
+		return;
 	}
 	pkt_type = rx_pkt_type(priv, skb, wc);
 	if (pkt_type != PACKET_HOST && rx_is_own_multicast(priv, wc)) {
@@ -136,48 +125,6 @@ static void rx_deliver(struct ipoib_dev *priv, struct sk_buff *skb,
 	}
 	rx_set_source(skb, wc);
 	ipoib_rx_to_stack(priv, skb, pkt_type, wc, &priv->napi);
-	return;
-
-drop:
-	atomic_long_inc(&priv->rx_dropped);
-	dev_kfree_skb_any(skb);
-}
-
-/* A small message, copied into a fresh skb: its buffer stays posted. */
-static struct sk_buff *rx_copy(struct ipoib_dev *priv,
-			       const struct ipoib_rx_slot *slot,
-			       unsigned int len)
-{
-	struct sk_buff *skb = ipoib_rx_small_skb(priv, len);
-	u64 addr = slot->mapping + IPOIB_RX_HEADROOM;
-
-	if (unlikely(!skb))
-		return NULL;
-	ipoib_rx_page_sync(priv, addr, len);
-	skb_put_data(skb, rx_buf(slot), len);
-	ib_dma_sync_single_for_device(priv->ca, addr, len, DMA_FROM_DEVICE);
-	return skb;
-}
-
-/*
- * The buffer's page becomes the packet's skb, to go back to the pool when
- * the stack frees it.  NULL when no skb could be made: the page is still
- * the slot's.
- */
-static struct sk_buff *rx_take(struct ipoib_dev *priv,
-			       struct ipoib_rx_slot *slot, unsigned int len)
-{
-	struct sk_buff *skb;
-
-	ipoib_rx_page_sync(priv, slot->mapping + IPOIB_RX_HEADROOM, len);
-	skb = napi_build_skb(page_address(slot->page), rx_frame_size(priv));
-	if (unlikely(!skb))
-		return NULL;
-	skb_reserve(skb, IPOIB_RX_HEADROOM);
-	skb_put(skb, len);
-	ipoib_rx_page_to_stack(&priv->rx_pages, skb, slot->mapping);
-	slot->page = NULL;
-	return skb;
 }
 
 /* One receive completion; in_napi is false while draining on the way down. */
@@ -190,16 +137,9 @@ static void handle_rx(struct ipoib_dev *priv, const struct ib_wc *wc,
 	struct sk_buff *skb = NULL;
 
 	if (unlikely(wc->status != IB_WC_SUCCESS || !in_napi)) {
-		if (wc->status != IB_WC_SUCCESS &&
-		    wc->status != IB_WC_WR_FLUSH_ERR) {
-			netdev_warn_once(priv->dev, "receive completion error %d (%s)\n",
-					 wc->status,
-					 ib_wc_status_msg(wc->status));
-			ipoib_count(priv, IPOIB_CNT_RX_ERRORS_WC);
-			atomic_long_inc(&priv->rx_errors);
-		}
 		/* A lone error: the buffer goes back as it is. */
-		if (in_napi && wc->status != IB_WC_WR_FLUSH_ERR)
+		if (wc->status != IB_WC_SUCCESS &&
+		    ipoib_rx_failed(priv, wc, IPOIB_RX_UD) && in_napi)
 			rx_post(priv, i);
 		else
 			rx_release_slot(priv, slot);
@@ -212,9 +152,15 @@ static void handle_rx(struct ipoib_dev *priv, const struct ib_wc *wc,
 	 * reuse its buffer.
 	 */
 	if (wc->byte_len <= IPOIB_GRH_LEN + IPOIB_RX_COPYBREAK) {
-		skb = rx_copy(priv, slot, wc->byte_len);
+		skb = ipoib_rx_copy(priv,
+				    page_address(slot->page) + IPOIB_RX_HEADROOM,
+				    slot->mapping + IPOIB_RX_HEADROOM,
+				    wc->byte_len);
 	} else if (likely(!rx_fill_slot(priv, i))) {
-		skb = rx_take(priv, &old, wc->byte_len);
+		/* The page goes up with the packet, or back to the slot. */
+		skb = ipoib_rx_page_skb(priv, &priv->rx_pages, old.page,
+					old.mapping, IPOIB_RX_HEADROOM,
+					wc->byte_len);
 		if (unlikely(!skb)) {
 			rx_release_slot(priv, slot);
 			*slot = old;
@@ -222,8 +168,7 @@ static void handle_rx(struct ipoib_dev *priv, const struct ib_wc *wc,
 	}
 	rx_post(priv, i);
 	if (unlikely(!skb)) {
-		ipoib_count(priv, IPOIB_CNT_RX_DROP_NO_MEM);
-		atomic_long_inc(&priv->rx_dropped);
+		ipoib_rx_drop(priv, NULL, IPOIB_CNT_RX_DROP_NO_MEM);
 		return;
 	}
 	rx_deliver(priv, skb, wc);

@@ -1,14 +1,110 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * What both modes do with a received packet: small ones copied into an skb
- * of their own, and each packet checked, counted and handed to GRO or the
- * stack.  The UD data path (ipoib_ib.c) and connected-mode receive
- * (ipoib_cm_rx.c) keep only what differs: their rings and what a
- * completion says about the sender.
+ * What both modes do with a received buffer: a completion error told and
+ * counted, a small packet copied into an skb of its own, a larger one's
+ * pages made its skb, each packet checked, counted and handed to GRO or
+ * the stack, drops counted.  The UD data path (ipoib_ib.c) and
+ * connected-mode receive (ipoib_cm_rx.c) keep only what differs: their
+ * rings, the shape of their buffers and what a completion says about the
+ * sender.
  */
 #include <net/gro.h>
 #include "ipoib.h"
 #include "ipoib_rx.h"
+#include "ipoib_rx_pages.h"
+
+/*
+ * A receive that completed in error.  A flush is the QP going down, said
+ * nowhere; anything else is counted, and told once for each mode.  True
+ * for the latter: the caller decides what the buffer and the QP become.
+ */
+bool ipoib_rx_failed(struct ipoib_dev *priv, const struct ib_wc *wc,
+		     enum ipoib_rx_mode mode)
+{
+	if (wc->status == IB_WC_WR_FLUSH_ERR)
+		return false;
+	if (mode == IPOIB_RX_CM) {
+		netdev_warn_once(priv->dev, "connected-mode receive error %d (%s)\n",
+				 wc->status, ib_wc_status_msg(wc->status));
+		ipoib_count(priv, IPOIB_CNT_CM_ERRORS_WC);
+	} else {
+		netdev_warn_once(priv->dev, "receive completion error %d (%s)\n",
+				 wc->status, ib_wc_status_msg(wc->status));
+		ipoib_count(priv, IPOIB_CNT_RX_ERRORS_WC);
+	}
+	atomic_long_inc(&priv->rx_errors);
+	return true;
+}
+
+/* A packet that does not go up, counted; skb may be NULL (none made). */
+void ipoib_rx_drop(struct ipoib_dev *priv, struct sk_buff *skb,
+		   enum ipoib_counter why)
+{
+	ipoib_count(priv, why);
+	atomic_long_inc(&priv->rx_dropped);
+	dev_kfree_skb_any(skb);
+}
+
+/*
+ * A small packet, copied from data (where the HCA wrote it, at addr) into
+ * an skb of its own: the buffer stays posted as it is.  The skb has a
+ * kmalloc'd head: on 6.1, napi_alloc_skb() cuts heads this small from a
+ * page of their own, a new page (zeroed under init_on_alloc, Debian's
+ * default) every fourth packet, and that cost connected-mode
+ * request/response 3% (tests/bench/README.md, "Request/response, both
+ * drivers at once").
+ */
+struct sk_buff *ipoib_rx_copy(struct ipoib_dev *priv, const void *data,
+			      u64 addr, unsigned int len)
+{
+	struct sk_buff *skb = netdev_alloc_skb_ip_align(priv->dev, len);
+
+	if (unlikely(!skb))
+		return NULL;
+	ib_dma_sync_single_for_cpu(priv->ca, addr, len, DMA_FROM_DEVICE);
+	skb_put_data(skb, data, len);
+	ib_dma_sync_single_for_device(priv->ca, addr, len, DMA_FROM_DEVICE);
+	return skb;
+}
+
+/*
+ * A page of rp (mapped at addr) becomes the head of the packet's skb, the
+ * packet len bytes from headroom on; the page goes back to the pool when
+ * the stack frees the skb.  NULL when no skb could be made: the page is
+ * still the caller's.
+ */
+struct sk_buff *ipoib_rx_page_skb(struct ipoib_dev *priv,
+				  struct ipoib_rx_pages *rp, struct page *page,
+				  u64 addr, unsigned int headroom,
+				  unsigned int len)
+{
+	struct sk_buff *skb;
+
+	ipoib_rx_page_sync(priv, addr + headroom, len);
+	skb = napi_build_skb(page_address(page), PAGE_SIZE << rp->order);
+	if (unlikely(!skb))
+		return NULL;
+	skb_reserve(skb, headroom);
+	skb_put(skb, len);
+	ipoib_rx_page_to_stack(rp, skb, addr);
+	return skb;
+}
+
+/*
+ * A page of rp (mapped at addr) with size bytes of the packet becomes the
+ * skb's next fragment, to go back to the pool with the skb.
+ */
+void ipoib_rx_page_frag(struct ipoib_dev *priv, struct ipoib_rx_pages *rp,
+			struct sk_buff *skb, struct page *page, u64 addr,
+			unsigned int size)
+{
+	ipoib_rx_page_sync(priv, addr, size);
+	ipoib_rx_page_to_stack(rp, skb, addr);
+	skb_fill_page_desc(skb, skb_shinfo(skb)->nr_frags, page, 0, size);
+	skb->len += size;
+	skb->data_len += size;
+	skb->truesize += PAGE_SIZE << rp->order;
+}
 
 /*
  * Softirq, skb->data at the payload of an ARP packet: may the stack have
@@ -26,7 +122,6 @@ static noinline bool rx_arp_acceptable(struct ipoib_dev *priv,
 	arp = skb_header_pointer(skb, 0, sizeof(buf), buf);
 	if (arp && ipoib_arp_acceptable(arp, skb->len))
 		return true;
-	ipoib_count(priv, IPOIB_CNT_RX_DROP_BAD_ARP);
 	net_info_ratelimited("%s: dropped an ARP packet that is not IPoIB's or names a sender address nothing can be sent to\n",
 			     priv->dev->name);
 	return false;
@@ -55,18 +150,6 @@ static noinline void rx_note_sender_lid(struct ipoib_dev *priv,
 	if (gid)
 		priv->check_sender_lid(priv, (const union ib_gid *)gid,
 				       wc->slid);
-}
-
-/*
- * The skb a small packet is copied into, with a kmalloc'd head: on 6.1,
- * napi_alloc_skb() cuts heads this small from a page of their own, a new
- * page (zeroed under init_on_alloc, Debian's default) every fourth packet,
- * and that cost connected-mode request/response 3% (tests/bench/README.md,
- * "Request/response, both drivers at once").
- */
-struct sk_buff *ipoib_rx_small_skb(struct ipoib_dev *priv, unsigned int len)
-{
-	return netdev_alloc_skb_ip_align(priv->dev, len);
 }
 
 /*
@@ -101,8 +184,7 @@ bool ipoib_rx_to_stack(struct ipoib_dev *priv, struct sk_buff *skb,
 	skb->protocol = proto;
 	if (unlikely(proto == htons(ETH_P_ARP) &&
 		     !rx_arp_acceptable(priv, skb))) {
-		atomic_long_inc(&priv->rx_dropped);
-		dev_kfree_skb_any(skb);
+		ipoib_rx_drop(priv, skb, IPOIB_CNT_RX_DROP_BAD_ARP);
 		return false;
 	}
 	if (unlikely(ipoib_is_addr_resolution(skb, proto, 0)))
