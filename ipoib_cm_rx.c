@@ -9,7 +9,6 @@
  * connections is then bounded by cm_max_conn_nosrq).
  */
 #include <linux/slab.h>
-#include <linux/delay.h>
 #include "ipoib_cm.h"
 #include "ipoib_rx.h"
 #include "ipoib_rx_pages.h"
@@ -348,6 +347,14 @@ int ipoib_cm_rx_ring_init(struct ipoib_cm_conn *conn)
 	return 0;
 }
 
+/* The poll reaps a connection's completions; a drain only waits for it. */
+static unsigned int conn_rx_left(void *ctx)
+{
+	struct ipoib_cm_conn *conn = ctx;
+
+	return max(atomic_read(&conn->rx_posted), 0);
+}
+
 /*
  * The QP is in error: its receives come back flushed.  With an SRQ, the
  * event says the QP has completed the last buffer it took; a QP that
@@ -355,8 +362,6 @@ int ipoib_cm_rx_ring_init(struct ipoib_cm_conn *conn)
  */
 void ipoib_cm_rx_ring_drain(struct ipoib_cm_conn *conn)
 {
-	unsigned long deadline = jiffies + IPOIB_CM_DRAIN_TIMEOUT;
-
 	if (conn->priv->cm->srq) {
 		if (conn->qp_rtr &&
 		    !wait_for_completion_timeout(&conn->last_wqe,
@@ -365,9 +370,7 @@ void ipoib_cm_rx_ring_drain(struct ipoib_cm_conn *conn)
 				    ipoib_addr_gid(conn->peer));
 		return;
 	}
-	while (atomic_read(&conn->rx_posted) > 0 &&
-	       time_before(jiffies, deadline))
-		usleep_range(5000, 10000);
+	ipoib_rx_drain(conn_rx_left, conn);
 }
 
 /* QP destroyed, its completions reaped: nothing can complete any more. */

@@ -19,7 +19,6 @@
 #include "ipoib_tx.h"
 #include "ipoib_verbs.h"
 
-#define IPOIB_DRAIN_TIMEOUT	(5 * HZ)
 #define IPOIB_RX_HEADROOM	NET_SKB_PAD
 /* Pages the pool keeps for reuse when more come back than are taken. */
 #define IPOIB_RX_POOL_CACHE	1024
@@ -400,16 +399,29 @@ static int rx_fill_ring(struct ipoib_dev *priv)
 	return 0;
 }
 
-static bool rings_empty(struct ipoib_dev *priv)
+/*
+ * NAPI off, the QP in error: reap what has come back of both rings here,
+ * and say how many sends and receives are still with the HCA.
+ */
+static unsigned int rings_left(void *ctx)
 {
-	unsigned int i;
+	struct ipoib_dev *priv = ctx;
+	struct ib_wc *wcs = poll_wcs(priv);
+	unsigned int i, left;
+	int n, k;
 
-	if (ipoib_tx_outstanding(&priv->tx))
-		return false;
+	do {
+		n = ib_poll_cq(priv->recv_cq, IPOIB_POLL_BATCH, wcs);
+		for (k = 0; k < n; k++)
+			handle_rx(priv, &wcs[k], false);
+	} while (n == IPOIB_POLL_BATCH);
+	local_bh_disable();
+	tx_reap(priv, 0);
+	local_bh_enable();
+	left = ipoib_tx_outstanding(&priv->tx);
 	for (i = 0; i < priv->rx_size; i++)
-		if (priv->rx_ring[i].page)
-			return false;
-	return true;
+		left += !!priv->rx_ring[i].page;
+	return left;
 }
 
 /*
@@ -418,26 +430,11 @@ static bool rings_empty(struct ipoib_dev *priv)
  */
 static void drain_rings(struct ipoib_dev *priv)
 {
-	unsigned long deadline = jiffies + IPOIB_DRAIN_TIMEOUT;
-	struct ib_wc *wcs = poll_wcs(priv);
 	unsigned int i;
-	int n, k;
 
-	while (!rings_empty(priv)) {
-		n = ib_poll_cq(priv->recv_cq, IPOIB_POLL_BATCH, wcs);
-		for (k = 0; k < n; k++)
-			handle_rx(priv, &wcs[k], false);
-		local_bh_disable();
-		tx_reap(priv, 0);
-		local_bh_enable();
-		if (!n && time_after(jiffies, deadline)) {
-			netdev_warn(priv->dev, "%u sends and some receives never completed; freeing them\n",
-				    ipoib_tx_outstanding(&priv->tx));
-			break;
-		}
-		if (!n)
-			usleep_range(1000, 2000);
-	}
+	if (ipoib_rx_drain(rings_left, priv))
+		netdev_warn(priv->dev, "%u sends and some receives never completed; freeing them\n",
+			    ipoib_tx_outstanding(&priv->tx));
 	for (i = 0; i < priv->rx_size; i++)
 		if (priv->rx_ring[i].page)
 			rx_release_slot(priv, &priv->rx_ring[i]);

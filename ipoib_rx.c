@@ -3,15 +3,19 @@
  * What both modes do with a received buffer: a completion error told and
  * counted, a small packet copied into an skb of its own, a larger one's
  * pages made its skb, each packet checked, counted and handed to GRO or
- * the stack, drops counted.  The UD data path (ipoib_ib.c) and
+ * the stack, drops counted, and at teardown the wait for a ring's buffers
+ * to come back.  The UD data path (ipoib_ib.c) and
  * connected-mode receive (ipoib_cm_rx.c) keep only what differs: their
  * rings, the shape of their buffers and what a completion says about the
  * sender.
  */
+#include <linux/delay.h>
 #include <net/gro.h>
 #include "ipoib.h"
 #include "ipoib_rx.h"
 #include "ipoib_rx_pages.h"
+
+#define IPOIB_RX_DRAIN_TIMEOUT	(5 * HZ)
 
 /*
  * A receive that completed in error.  A flush is the QP going down, said
@@ -206,4 +210,21 @@ bool ipoib_rx_to_stack(struct ipoib_dev *priv, struct sk_buff *skb,
 	u64_stats_update_end(&stats->syncp);
 	rx_hand_up(napi, skb);
 	return true;
+}
+
+/*
+ * Teardown, the QP in error: every posted receive comes back flushed.
+ * left() reaps what has come back, where the caller's context must, and
+ * says how many requests are still out; wait until none are, or
+ * IPOIB_RX_DRAIN_TIMEOUT has passed.  Returns how many are left.  Sleeps.
+ */
+unsigned int ipoib_rx_drain(unsigned int (*left)(void *ctx), void *ctx)
+{
+	unsigned long deadline = jiffies + IPOIB_RX_DRAIN_TIMEOUT;
+	unsigned int n;
+
+	might_sleep();
+	while ((n = left(ctx)) && time_before(jiffies, deadline))
+		usleep_range(1000, 2000);
+	return n;
 }

@@ -31,5 +31,6 @@ void ipoib_rx_page_frag(struct ipoib_dev *priv, struct ipoib_rx_pages *rp,
 bool ipoib_rx_to_stack(struct ipoib_dev *priv, struct sk_buff *skb,
 		       unsigned char pkt_type, const struct ib_wc *wc,
 		       struct napi_struct *napi);
+unsigned int ipoib_rx_drain(unsigned int (*left)(void *ctx), void *ctx);
 
 #endif /* IPOIB_RX_H */
