@@ -4,10 +4,9 @@
  * counted, a small packet copied into an skb of its own, a larger one's
  * pages made its skb, each packet checked, counted and handed to GRO or
  * the stack, drops counted, and at teardown the wait for a ring's buffers
- * to come back.  The UD data path (ipoib_ib.c) and
- * connected-mode receive (ipoib_cm_rx.c) keep only what differs: their
- * rings, the shape of their buffers and what a completion says about the
- * sender.
+ * to come back.  The UD data path (ipoib_ib.c) and connected-mode receive
+ * (ipoib_cm_rx.c) keep only what differs: their rings, the shape of their
+ * buffers and what a completion says about the sender.
  */
 #include <linux/delay.h>
 #include <net/gro.h>
