@@ -21,6 +21,8 @@
  *                      or ring room: one limit policy, drops counted
  *   ipoib_cm_cq.c      connected mode: the CQs connections share
  *
+ *   ipoib_rx.c         what both modes do with a received buffer
+ *                      (its per-packet steps inline in ipoib_rx.h)
  *   ipoib_ib.c         UD data path: rings, NAPI, send, receive
  *   ipoib_cm_rx.c      connected mode: SRQ or per-connection receive rings
  *

@@ -9,9 +9,8 @@
  * connections is then bounded by cm_max_conn_nosrq).
  */
 #include <linux/slab.h>
-#include <linux/delay.h>
 #include "ipoib_cm.h"
-#include "ipoib_ib.h"
+#include "ipoib_rx.h"
 #include "ipoib_rx_pages.h"
 
 /* Pages the pool keeps for reuse when more come back than are taken. */
@@ -175,37 +174,14 @@ static struct sk_buff *rx_take(struct ipoib_dev *priv,
 	for (i = 0; i < npages; i++) {
 		unsigned int size = min_t(unsigned int, rest, PAGE_SIZE);
 
-		ipoib_rx_page_sync(priv, buf->sge[i + 1].addr, size);
-		ipoib_rx_page_to_stack(&priv->cm->pages, skb,
-				       buf->sge[i + 1].addr);
-		skb_fill_page_desc(skb, i, buf->pages[i], 0, size);
-		skb->len += size;
-		skb->data_len += size;
-		skb->truesize += PAGE_SIZE;
+		ipoib_rx_page_frag(priv, &priv->cm->pages, skb, buf->pages[i],
+				   buf->sge[i + 1].addr, size);
 		rest -= size;
 		buf->pages[i] = fresh[i];
 		buf->sge[i + 1].addr = mapping[i + 1];
 	}
 	buf->skb = new;
 	buf->sge[0].addr = mapping[0];
-	return skb;
-}
-
-/* A small packet, copied into a fresh skb: the buffer goes back as it is. */
-static struct sk_buff *rx_copy(struct ipoib_dev *priv,
-			       const struct ipoib_cm_rx_buf *buf,
-			       unsigned int len)
-{
-	struct sk_buff *skb = ipoib_rx_small_skb(priv, len);
-
-	BUILD_BUG_ON(IPOIB_RX_COPYBREAK > IPOIB_CM_HEAD_SIZE);
-	if (unlikely(!skb))
-		return NULL;
-	ib_dma_sync_single_for_cpu(priv->ca, buf->sge[0].addr, len,
-				   DMA_FROM_DEVICE);
-	skb_put_data(skb, buf->skb->data, len);
-	ib_dma_sync_single_for_device(priv->ca, buf->sge[0].addr, len,
-				      DMA_FROM_DEVICE);
 	return skb;
 }
 
@@ -237,14 +213,8 @@ static void rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (!priv->cm->srq)
 		atomic_dec(&conn->rx_posted);
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
-		if (wc->status != IB_WC_WR_FLUSH_ERR) {
-			netdev_warn_once(priv->dev, "connected-mode receive error %d (%s)\n",
-					 wc->status,
-					 ib_wc_status_msg(wc->status));
-			ipoib_count(priv, IPOIB_CNT_CM_ERRORS_WC);
-			atomic_long_inc(&priv->rx_errors);
+		if (ipoib_rx_failed(priv, wc, IPOIB_RX_CM))
 			priv->cm->conn_kill(conn, true);
-		}
 		/* The SRQ outlives the QP: the buffer goes back to it. */
 		if (priv->cm->srq)
 			rx_post(priv, conn, buf);
@@ -252,22 +222,21 @@ static void rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	ipoib_cm_touch(conn);
 	if (unlikely(wc->byte_len < IPOIB_ENCAP_LEN)) {
-		ipoib_count(priv, IPOIB_CNT_RX_DROP_BAD_LEN);
-		atomic_long_inc(&priv->rx_dropped);
+		ipoib_rx_drop(priv, NULL, IPOIB_CNT_RX_DROP_BAD_LEN);
 		rx_post(priv, conn, buf);
 		return;
 	}
+	BUILD_BUG_ON(IPOIB_RX_COPYBREAK > IPOIB_CM_HEAD_SIZE);
 	if (wc->byte_len <= IPOIB_RX_COPYBREAK)
-		skb = rx_copy(priv, buf, wc->byte_len);
+		skb = ipoib_rx_copy(priv, buf->skb->data, buf->sge[0].addr,
+				    wc->byte_len);
 	else
 		skb = rx_take(priv, buf, wc->byte_len);
-	if (unlikely(!skb)) {
-		ipoib_count(priv, IPOIB_CNT_CM_RX_DROP_NO_MEM);
-		atomic_long_inc(&priv->rx_dropped);
-	}
 	/* Up first, as the peer waits for it; others stay posted meanwhile. */
-	if (skb)
+	if (likely(skb))
 		rx_deliver(conn, skb, wc);
+	else
+		ipoib_rx_drop(priv, NULL, IPOIB_CNT_CM_RX_DROP_NO_MEM);
 	rx_post(priv, conn, buf);
 }
 
@@ -378,6 +347,14 @@ int ipoib_cm_rx_ring_init(struct ipoib_cm_conn *conn)
 	return 0;
 }
 
+/* The poll reaps a connection's completions; a drain only waits for it. */
+static unsigned int conn_rx_left(void *ctx)
+{
+	struct ipoib_cm_conn *conn = ctx;
+
+	return max(atomic_read(&conn->rx_posted), 0);
+}
+
 /*
  * The QP is in error: its receives come back flushed.  With an SRQ, the
  * event says the QP has completed the last buffer it took; a QP that
@@ -385,8 +362,6 @@ int ipoib_cm_rx_ring_init(struct ipoib_cm_conn *conn)
  */
 void ipoib_cm_rx_ring_drain(struct ipoib_cm_conn *conn)
 {
-	unsigned long deadline = jiffies + IPOIB_CM_DRAIN_TIMEOUT;
-
 	if (conn->priv->cm->srq) {
 		if (conn->qp_rtr &&
 		    !wait_for_completion_timeout(&conn->last_wqe,
@@ -395,9 +370,7 @@ void ipoib_cm_rx_ring_drain(struct ipoib_cm_conn *conn)
 				    ipoib_addr_gid(conn->peer));
 		return;
 	}
-	while (atomic_read(&conn->rx_posted) > 0 &&
-	       time_before(jiffies, deadline))
-		usleep_range(5000, 10000);
+	ipoib_rx_drain(conn_rx_left, conn);
 }
 
 /* QP destroyed, its completions reaped: nothing can complete any more. */

@@ -11,15 +11,14 @@
  */
 #include <linux/ip.h>
 #include <linux/tcp.h>
-#include <net/gro.h>
 #include "ipoib.h"
 #include "ipoib_ib.h"
 #include "ipoib_pmtu.h"
+#include "ipoib_rx.h"
 #include "ipoib_rx_pages.h"
 #include "ipoib_tx.h"
 #include "ipoib_verbs.h"
 
-#define IPOIB_DRAIN_TIMEOUT	(5 * HZ)
 #define IPOIB_RX_HEADROOM	NET_SKB_PAD
 /* Pages the pool keeps for reuse when more come back than are taken. */
 #define IPOIB_RX_POOL_CACHE	1024
@@ -27,17 +26,6 @@
 static unsigned int rx_index(const struct ipoib_dev *priv, u64 wr_id)
 {
 	return wr_id & (priv->rx_size - 1);
-}
-
-/* Bytes of a receive page: the buffer, and the skb's shared info after it. */
-static unsigned int rx_frame_size(const struct ipoib_dev *priv)
-{
-	return PAGE_SIZE << priv->rx_pages.order;
-}
-
-static void *rx_buf(const struct ipoib_rx_slot *slot)
-{
-	return page_address(slot->page) + IPOIB_RX_HEADROOM;
 }
 
 /* A new page for slot i; without one, the slot keeps what it has. */
@@ -118,122 +106,6 @@ static unsigned char rx_pkt_type(struct ipoib_dev *priv, struct sk_buff *skb,
 	return PACKET_MULTICAST;
 }
 
-/*
- * Softirq, skb->data at the payload of an ARP packet: may the stack have
- * it?  One that is not RFC 4391's, or whose sender address no packet can
- * go to, would only fill the neighbour table with addresses we cannot use.
- * Out of line, as is the next: where the kernel zeroes stack variables,
- * their buffers would otherwise be cleared for every packet.
- */
-static noinline bool rx_arp_acceptable(struct ipoib_dev *priv,
-				       struct sk_buff *skb)
-{
-	u8 buf[IPOIB_ARP_LEN];
-	const u8 *arp;
-
-	arp = skb_header_pointer(skb, 0, sizeof(buf), buf);
-	if (arp && ipoib_arp_acceptable(arp, skb->len))
-		return true;
-	ipoib_count(priv, IPOIB_CNT_RX_DROP_BAD_ARP);
-	net_info_ratelimited("%s: dropped an ARP packet that is not IPoIB's or names a sender address nothing can be sent to\n",
-			     priv->dev->name);
-	return false;
-}
-
-/*
- * A peer that resolves addresses, or answers, tells us where it is now:
- * the GID of its GRH (multicast) or of its ARP sender address, and the
- * LID the packet came from.  A peer whose LID changed announces itself
- * (gratuitous ARP, unsolicited NA) and so reaches us again here.
- */
-static noinline void rx_note_sender_lid(struct ipoib_dev *priv,
-					struct sk_buff *skb,
-					const struct ib_wc *wc)
-{
-	u8 buf[IPOIB_ARP_FIXED_LEN + IPOIB_ALEN];
-	const u8 *gid = NULL, *arp;
-
-	if (wc->wc_flags & IB_WC_GRH) {
-		gid = ipoib_addr_gid(skb_mac_header(skb));
-	} else if (skb->protocol == htons(ETH_P_ARP)) {
-		arp = skb_header_pointer(skb, 0, sizeof(buf), buf);
-		if (arp)
-			gid = ipoib_addr_gid(arp + IPOIB_ARP_FIXED_LEN);
-	}
-	if (gid)
-		priv->check_sender_lid(priv, (const union ib_gid *)gid,
-				       wc->slid);
-}
-
-/*
- * The skb a small packet is copied into, with a kmalloc'd head: on 6.1,
- * napi_alloc_skb() cuts heads this small from a page of their own, a new
- * page (zeroed under init_on_alloc, Debian's default) every fourth packet,
- * and that cost connected-mode request/response 3% (tests/bench/README.md,
- * "Request/response, both drivers at once").
- */
-struct sk_buff *ipoib_rx_small_skb(struct ipoib_dev *priv, unsigned int len)
-{
-	return netdev_alloc_skb_ip_align(priv->dev, len);
-}
-
-/*
- * A small packet seldom merges with anything, and GRO would hold it until
- * the poll ends: when GRO holds nothing it goes up at once.  Otherwise it
- * queues behind what GRO holds, so that a flow stays in order.
- */
-static void rx_hand_up(struct napi_struct *napi, struct sk_buff *skb)
-{
-	if (skb->len <= IPOIB_RX_COPYBREAK && ipoib_napi_gro_empty(napi))
-		netif_receive_skb(skb);
-	else
-		napi_gro_receive(napi, skb);
-}
-
-/*
- * From a NAPI poll, the UD one or connected mode's: skb->data at the IPoIB
- * header, the sender's pseudo header before it.  To the stack, counted;
- * false when dropped (and counted as such).
- */
-bool ipoib_rx_to_stack(struct ipoib_dev *priv, struct sk_buff *skb,
-		       unsigned char pkt_type, const struct ib_wc *wc,
-		       struct napi_struct *napi)
-{
-	struct net_device *dev = priv->dev;
-	struct ipoib_ring_stats *stats;
-	__be16 proto;
-
-	proto = ((struct ipoib_header *)skb->data)->proto;
-	skb_pull(skb, IPOIB_ENCAP_LEN);
-	skb_reset_network_header(skb);
-	skb->protocol = proto;
-	if (unlikely(proto == htons(ETH_P_ARP) &&
-		     !rx_arp_acceptable(priv, skb))) {
-		atomic_long_inc(&priv->rx_dropped);
-		dev_kfree_skb_any(skb);
-		return false;
-	}
-	if (unlikely(ipoib_is_addr_resolution(skb, proto, 0)))
-		rx_note_sender_lid(priv, skb, wc);
-	skb->pkt_type = pkt_type;
-	skb->dev = dev;
-	if ((wc->wc_flags & IB_WC_IP_CSUM_OK) &&
-	    likely(dev->features & NETIF_F_RXCSUM)) {
-		skb->ip_summed = CHECKSUM_UNNECESSARY;
-		ipoib_count(priv, IPOIB_CNT_RX_CSUM_OK);
-	}
-
-	stats = this_cpu_ptr(priv->rx_stats);
-	u64_stats_update_begin(&stats->syncp);
-	stats->packets++;
-	stats->bytes += skb->len;
-	if (pkt_type != PACKET_HOST)
-		stats->multicast++;
-	u64_stats_update_end(&stats->syncp);
-	rx_hand_up(napi, skb);
-	return true;
-}
-
 /* skb holds the whole message, GRH first. */
 static void rx_deliver(struct ipoib_dev *priv, struct sk_buff *skb,
 		       const struct ib_wc *wc)
@@ -241,8 +113,8 @@ static void rx_deliver(struct ipoib_dev *priv, struct sk_buff *skb,
 	unsigned char pkt_type;
 
 	if (unlikely(wc->byte_len < IPOIB_GRH_LEN + IPOIB_ENCAP_LEN)) {
-		ipoib_count(priv, IPOIB_CNT_RX_DROP_BAD_LEN);
-		goto drop;
+		ipoib_rx_drop(priv, skb, IPOIB_CNT_RX_DROP_BAD_LEN);
+		return;
 	}
 	pkt_type = rx_pkt_type(priv, skb, wc);
 	if (pkt_type != PACKET_HOST && rx_is_own_multicast(priv, wc)) {
@@ -252,48 +124,6 @@ static void rx_deliver(struct ipoib_dev *priv, struct sk_buff *skb,
 	}
 	rx_set_source(skb, wc);
 	ipoib_rx_to_stack(priv, skb, pkt_type, wc, &priv->napi);
-	return;
-
-drop:
-	atomic_long_inc(&priv->rx_dropped);
-	dev_kfree_skb_any(skb);
-}
-
-/* A small message, copied into a fresh skb: its buffer stays posted. */
-static struct sk_buff *rx_copy(struct ipoib_dev *priv,
-			       const struct ipoib_rx_slot *slot,
-			       unsigned int len)
-{
-	struct sk_buff *skb = ipoib_rx_small_skb(priv, len);
-	u64 addr = slot->mapping + IPOIB_RX_HEADROOM;
-
-	if (unlikely(!skb))
-		return NULL;
-	ipoib_rx_page_sync(priv, addr, len);
-	skb_put_data(skb, rx_buf(slot), len);
-	ib_dma_sync_single_for_device(priv->ca, addr, len, DMA_FROM_DEVICE);
-	return skb;
-}
-
-/*
- * The buffer's page becomes the packet's skb, to go back to the pool when
- * the stack frees it.  NULL when no skb could be made: the page is still
- * the slot's.
- */
-static struct sk_buff *rx_take(struct ipoib_dev *priv,
-			       struct ipoib_rx_slot *slot, unsigned int len)
-{
-	struct sk_buff *skb;
-
-	ipoib_rx_page_sync(priv, slot->mapping + IPOIB_RX_HEADROOM, len);
-	skb = napi_build_skb(page_address(slot->page), rx_frame_size(priv));
-	if (unlikely(!skb))
-		return NULL;
-	skb_reserve(skb, IPOIB_RX_HEADROOM);
-	skb_put(skb, len);
-	ipoib_rx_page_to_stack(&priv->rx_pages, skb, slot->mapping);
-	slot->page = NULL;
-	return skb;
 }
 
 /* One receive completion; in_napi is false while draining on the way down. */
@@ -306,16 +136,9 @@ static void handle_rx(struct ipoib_dev *priv, const struct ib_wc *wc,
 	struct sk_buff *skb = NULL;
 
 	if (unlikely(wc->status != IB_WC_SUCCESS || !in_napi)) {
-		if (wc->status != IB_WC_SUCCESS &&
-		    wc->status != IB_WC_WR_FLUSH_ERR) {
-			netdev_warn_once(priv->dev, "receive completion error %d (%s)\n",
-					 wc->status,
-					 ib_wc_status_msg(wc->status));
-			ipoib_count(priv, IPOIB_CNT_RX_ERRORS_WC);
-			atomic_long_inc(&priv->rx_errors);
-		}
 		/* A lone error: the buffer goes back as it is. */
-		if (in_napi && wc->status != IB_WC_WR_FLUSH_ERR)
+		if (wc->status != IB_WC_SUCCESS &&
+		    ipoib_rx_failed(priv, wc, IPOIB_RX_UD) && in_napi)
 			rx_post(priv, i);
 		else
 			rx_release_slot(priv, slot);
@@ -328,9 +151,15 @@ static void handle_rx(struct ipoib_dev *priv, const struct ib_wc *wc,
 	 * reuse its buffer.
 	 */
 	if (wc->byte_len <= IPOIB_GRH_LEN + IPOIB_RX_COPYBREAK) {
-		skb = rx_copy(priv, slot, wc->byte_len);
+		skb = ipoib_rx_copy(priv,
+				    page_address(slot->page) + IPOIB_RX_HEADROOM,
+				    slot->mapping + IPOIB_RX_HEADROOM,
+				    wc->byte_len);
 	} else if (likely(!rx_fill_slot(priv, i))) {
-		skb = rx_take(priv, &old, wc->byte_len);
+		/* The page goes up with the packet, or back to the slot. */
+		skb = ipoib_rx_page_skb(priv, &priv->rx_pages, old.page,
+					old.mapping, IPOIB_RX_HEADROOM,
+					wc->byte_len);
 		if (unlikely(!skb)) {
 			rx_release_slot(priv, slot);
 			*slot = old;
@@ -338,8 +167,7 @@ static void handle_rx(struct ipoib_dev *priv, const struct ib_wc *wc,
 	}
 	rx_post(priv, i);
 	if (unlikely(!skb)) {
-		ipoib_count(priv, IPOIB_CNT_RX_DROP_NO_MEM);
-		atomic_long_inc(&priv->rx_dropped);
+		ipoib_rx_drop(priv, NULL, IPOIB_CNT_RX_DROP_NO_MEM);
 		return;
 	}
 	rx_deliver(priv, skb, wc);
@@ -571,16 +399,29 @@ static int rx_fill_ring(struct ipoib_dev *priv)
 	return 0;
 }
 
-static bool rings_empty(struct ipoib_dev *priv)
+/*
+ * NAPI off, the QP in error: reap what has come back of both rings here,
+ * and say how many sends and receives are still with the HCA.
+ */
+static unsigned int rings_left(void *ctx)
 {
-	unsigned int i;
+	struct ipoib_dev *priv = ctx;
+	struct ib_wc *wcs = poll_wcs(priv);
+	unsigned int i, left;
+	int n, k;
 
-	if (ipoib_tx_outstanding(&priv->tx))
-		return false;
+	do {
+		n = ib_poll_cq(priv->recv_cq, IPOIB_POLL_BATCH, wcs);
+		for (k = 0; k < n; k++)
+			handle_rx(priv, &wcs[k], false);
+	} while (n == IPOIB_POLL_BATCH);
+	local_bh_disable();
+	tx_reap(priv, 0);
+	local_bh_enable();
+	left = ipoib_tx_outstanding(&priv->tx);
 	for (i = 0; i < priv->rx_size; i++)
-		if (priv->rx_ring[i].page)
-			return false;
-	return true;
+		left += !!priv->rx_ring[i].page;
+	return left;
 }
 
 /*
@@ -589,26 +430,11 @@ static bool rings_empty(struct ipoib_dev *priv)
  */
 static void drain_rings(struct ipoib_dev *priv)
 {
-	unsigned long deadline = jiffies + IPOIB_DRAIN_TIMEOUT;
-	struct ib_wc *wcs = poll_wcs(priv);
 	unsigned int i;
-	int n, k;
 
-	while (!rings_empty(priv)) {
-		n = ib_poll_cq(priv->recv_cq, IPOIB_POLL_BATCH, wcs);
-		for (k = 0; k < n; k++)
-			handle_rx(priv, &wcs[k], false);
-		local_bh_disable();
-		tx_reap(priv, 0);
-		local_bh_enable();
-		if (!n && time_after(jiffies, deadline)) {
-			netdev_warn(priv->dev, "%u sends and some receives never completed; freeing them\n",
-				    ipoib_tx_outstanding(&priv->tx));
-			break;
-		}
-		if (!n)
-			usleep_range(1000, 2000);
-	}
+	if (ipoib_rx_drain(rings_left, priv))
+		netdev_warn(priv->dev, "%u sends and some receives never completed; freeing them\n",
+			    ipoib_tx_outstanding(&priv->tx));
 	for (i = 0; i < priv->rx_size; i++)
 		if (priv->rx_ring[i].page)
 			rx_release_slot(priv, &priv->rx_ring[i]);

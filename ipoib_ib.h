@@ -14,9 +14,5 @@ void ipoib_rings_down(struct ipoib_dev *priv);
 int ipoib_ud_send(struct ipoib_dev *priv, struct sk_buff *skb,
 		  struct ipoib_ah *ah, u32 qpn);
 extern const struct ipoib_ud_handlers ipoib_ud_handlers;
-struct sk_buff *ipoib_rx_small_skb(struct ipoib_dev *priv, unsigned int len);
-bool ipoib_rx_to_stack(struct ipoib_dev *priv, struct sk_buff *skb,
-		       unsigned char pkt_type, const struct ib_wc *wc,
-		       struct napi_struct *napi);
 
 #endif /* IPOIB_IB_H */
