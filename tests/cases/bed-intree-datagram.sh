@@ -30,7 +30,7 @@ assert on h1 ping -c 5 -i 0.2 -W 2 10.1.0.2
 step "IPv6"
 assert on h1 ping -6 -c 5 -i 0.2 -W 2 fd01::2
 step "large datagrams (fragmented)"
-assert on h2 ping -c 3 -s 8000 -W 2 10.1.0.1
+assert on h2 ping -c 3 -i 0.2 -s 8000 -W 2 10.1.0.1
 
 step "the fabric saw it"
 sib_counters sib0 1

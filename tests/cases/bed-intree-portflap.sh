@@ -16,7 +16,7 @@ set -eu
 fabric_up devices=2 ports=1
 intree_up
 two_hosts ib_ipoib 10.3.0
-assert on h1 ping -c 2 -W 2 10.3.0.2
+assert on h1 ping -c 2 -i 0.2 -W 2 10.3.0.2
 
 step "port down"
 echo down >"$SIB/sib1/port1/state"
@@ -26,7 +26,7 @@ assert_eq "$(cat /sys/class/infiniband/sib1/ports/1/state)" "1: DOWN" "port stat
 # switch's table, as not routed.
 drops() { echo $(($(sib_counter sib0 1 drop_port_down) + $(sib_counter sib0 1 drop_unrouted))); }
 d0=$(drops)
-if on h1 ping -c 2 -W 1 10.3.0.2; then
+if on h1 ping -c 2 -i 0.2 -W 1 10.3.0.2; then
 	fail "ping crossed a port that is down"
 fi
 sib_counters sib0 1

@@ -55,6 +55,13 @@ verbs_are() { [ "$(verbs "$1")" = "$2" ]; }
 # field KEY: a value of the last probe's outcome.
 field() { awk -v k="$1" '$1 == k { print $2 }' <<<"$out"; }
 
+# req_drops: the MADs sib0 sent that the fabric dropped on purpose: with
+# mad_drop_every=1, a probe's REQ counts there once it has left, and the
+# probe is then in flight until it times out.
+req_drops() { sib_counter sib0 1 drop_injected; }
+# shellcheck disable=SC2317 # called by wait_for
+req_drops_past() { [ "$(req_drops)" -gt "$1" ]; }
+
 qps() { awk '$1 == "qps" { print $2 }' "$SIB/$1/resources"; }
 # shellcheck disable=SC2317 # called by wait_for
 qps_above() { [ "$(qps "$1")" -gt "$2" ]; }
@@ -127,16 +134,18 @@ assert_eq "$(field reason)" 8 "REJ reason"
 echo 1 >"$SIB/mad_drop_every"
 probe "$by_hand"
 assert_eq "$(field outcome)" timeout "REQ into a fabric that drops every MAD"
+d0=$(req_drops)
 echo "$by_hand" >"$PROBE" &
-sleep 1
+wait_for 10 req_drops_past "$d0" || fail "the probe's REQ did not leave sib0"
 ! rmmod cmprobe 2>/dev/null || fail "cmprobe unloaded in the middle of a probe"
 t0=$SECONDS
 wait $!
 echo "the probe went on for $((SECONDS - t0)) s"
 assert_eq "$(verbs sib0)" "$idle" "sib0 verbs objects after the probes"
 # The fabric leaving in the middle of a probe cuts it short, cleanly.
+d0=$(req_drops)
 echo "$by_hand" >"$PROBE" &
-sleep 1
+wait_for 10 req_drops_past "$d0" || fail "the probe's REQ did not leave sib0"
 t0=$SECONDS
 rmmod sib
 wait $!
@@ -154,7 +163,7 @@ pre1=$(verbs sib1)
 hosts ib_ipoib 3 || fail "Debian's ib_ipoib did not switch to connected mode"
 to="dev=sib0 port=1 dgid=$dgid"
 # Its own connections first, so that what the probes leave shows apart.
-assert on h1 ping -c 2 -W 3 10.3.0.2
+assert on h1 ping -c 2 -i 0.2 -W 3 10.3.0.2
 idle=$(verbs sib0)
 idle1=$(verbs sib1)
 
@@ -181,7 +190,7 @@ done
 assert_eq "$(verbs sib0)" "$idle" "sib0 verbs objects after the probes"
 
 step "Debian's ib_ipoib still carries traffic"
-assert on h1 ping -c 2 -W 3 10.3.0.2
+assert on h1 ping -c 2 -i 0.2 -W 3 10.3.0.2
 # Its passive connections go once their QPs have drained; unloading it
 # before that makes it destroy CQs still in use (it warns).
 wait_for 20 verbs_are sib1 "$idle1" ||
@@ -303,6 +312,6 @@ done
 ip -n h1 neigh del 10.4.0.99 dev "$a"
 
 step "our interfaces still carry traffic"
-assert on h1 ping -c 2 -W 3 10.4.0.2
-assert on h1 ping -c 2 -W 3 -s 60000 10.4.0.2
+assert on h1 ping -c 2 -i 0.2 -W 3 10.4.0.2
+assert on h1 ping -c 2 -i 0.2 -W 3 -s 60000 10.4.0.2
 pass

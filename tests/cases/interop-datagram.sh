@@ -23,8 +23,8 @@ assert on h1 ping -c 3 -i 0.2 -W 2 10.6.0.2
 assert on h2 ping -c 3 -i 0.2 -W 2 10.6.0.1
 assert on h1 ping -6 -c 3 -i 0.2 -W 2 fd06::2
 assert on h2 ping -6 -c 3 -i 0.2 -W 2 fd06::1
-assert on h1 ping -c 2 -W 2 -s 2016 -M "do" 10.6.0.2
-assert on h2 ping -c 2 -W 2 -s 2016 -M "do" 10.6.0.1
+assert on h1 ping -c 2 -i 0.2 -W 2 -s 2016 -M "do" 10.6.0.2
+assert on h2 ping -c 2 -i 0.2 -W 2 -s 2016 -M "do" 10.6.0.1
 
 step "iperf3, ours -> in-tree and in-tree -> ours"
 o0=$(netdev_stat "$ours" tx_bytes h1)

@@ -16,7 +16,7 @@ set -eu
 fabric_up devices=2 ports=1
 ours_up
 two_hosts ib_ipoib 10.7.0
-assert on h1 ping -c 2 -W 2 10.7.0.2
+assert on h1 ping -c 2 -i 0.2 -W 2 10.7.0.2
 
 stat() { ip netns exec "$1" ethtool -S "$2" | awk -v k="$3:" '$1 == k { print $2 }'; }
 
@@ -69,7 +69,7 @@ for m in 0 67 2045 4092 65521 70000; do
 done
 on h1 ip link set "$a" mtu 1500
 assert_eq "$(ip netns exec h1 cat "/sys/class/net/$a/mtu")" 1500 "MTU lowered"
-assert on h1 ping -c 2 -W 2 -s 1472 -M "do" 10.7.0.2
+assert on h1 ping -c 2 -i 0.2 -W 2 -s 1472 -M "do" 10.7.0.2
 on h1 ip link set "$a" mtu 2044
-assert on h1 ping -c 2 -W 2 -s 2016 -M "do" 10.7.0.2
+assert on h1 ping -c 2 -i 0.2 -W 2 -s 2016 -M "do" 10.7.0.2
 pass

@@ -15,7 +15,7 @@ set -eu
 fabric_up devices=2 ports=1
 ours_up
 two_hosts ib_ipoib 10.4.0 fd04
-assert on h1 ping -c 2 -W 2 10.4.0.2
+assert on h1 ping -c 2 -i 0.2 -W 2 10.4.0.2
 
 recovers() {
 	wait_for 30 ip netns exec h1 ping -c 1 -W 1 10.4.0.2 ||
@@ -29,7 +29,7 @@ step "port down, then up"
 echo down >"$SIB/sib1/port1/state"
 wait_for 10 bash -c "[ \"\$(ip netns exec h2 cat /sys/class/net/$b/carrier)\" = 0 ]" ||
 	fail "no carrier loss on a port that went down"
-if on h1 ping -c 2 -W 1 10.4.0.2; then
+if on h1 ping -c 2 -i 0.2 -W 1 10.4.0.2; then
 	fail "ping crossed a port that is down"
 fi
 echo up >"$SIB/sib1/port1/state"

@@ -62,7 +62,7 @@ partitions() {
 	tcp_exact h4 10.82.0.2 h3 16 "TCP inside 0x8002"
 
 	step "$1: nothing between partitions"
-	if on h5 ping -c 2 -W 1 10.83.0.2; then
+	if on h5 ping -c 2 -i 0.2 -W 1 10.83.0.2; then
 		fail "0x8003 reached 0x8004"
 	fi
 	# Forge the neighbour, so that unicast does leave h5: the receiving
@@ -75,6 +75,10 @@ partitions() {
 	fi
 	assert_ge "$(( $(sib_counter sib1 1 pkey_violations) - v0 ))" 3 "P_Key violations counted"
 }
+
+# waits_for_pkey IFACE: the kernel log says IFACE waits for its P_Key.
+# shellcheck disable=SC2317 # called through wait_for
+waits_for_pkey() { dmesg | grep -q "$1: P_Key 0x[0-9a-f]* is not in the port's table"; }
 
 # children_go: a sysfs child deleted through sysfs, a netlink one through
 # netlink; each is gone.
@@ -121,8 +125,13 @@ echo 0x8005 >"/sys/class/net/$a/create_child"
 echo 0x8005 >"/sys/class/net/$b/create_child"
 ib_host h7 "$a.8005" 10.85.0.1/24
 ib_host h8 "$b.8005" 10.85.0.2/24
-sleep 2
+# Up, the child says why it waits; until the SM acts, nothing can join.
+for c in "$a" "$b"; do
+	wait_for 10 waits_for_pkey "$c.8005" || fail "no kernel message says $c.8005 waits for its P_Key"
+done
+dmesg | grep "0x8005 is not in the port's table"
 assert_eq "$(ip netns exec h7 cat "/sys/class/net/$a.8005/carrier")" 0 "carrier without the P_Key"
+assert_eq "$(ip netns exec h8 cat "/sys/class/net/$b.8005/carrier")" 0 "carrier without the P_Key"
 sm_set_pkeys 0xffff,0x8001,0x8002,0x8003,0x8004,0x8005
 wait_carrier h7 "$a.8005"
 wait_carrier h8 "$b.8005"

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Harness sanity: namespaces, a veth pair, ping both ways (IPv4 and IPv6),
-# 3 s of TCP with iperf3, and the byte counters that traffic moved.
+# 20 MB of TCP with iperf3, and the byte counters that traffic moved.
 #
 #   [h1] veth1 10.0.0.1/24 fd00::1 ---- veth2 10.0.0.2/24 fd00::2 [h2]
 #
@@ -25,13 +25,13 @@ on h2 ip addr add fd00::2/64 dev veth2 nodad
 on h2 ip link set veth2 up
 
 step "ping"
-assert on h1 ping -c 2 -W 2 10.0.0.2
-assert on h2 ping -c 2 -W 2 10.0.0.1
-assert on h1 ping -6 -c 2 -W 2 fd00::2
+assert on h1 ping -c 2 -i 0.2 -W 2 10.0.0.2
+assert on h2 ping -c 2 -i 0.2 -W 2 10.0.0.1
+assert on h1 ping -6 -c 2 -i 0.2 -W 2 fd00::2
 
-step "iperf3, 3 s TCP"
+step "iperf3, 20 MB of TCP"
 assert iperf_server h2
-on h1 iperf3 -c 10.0.0.2 -t 3 -J >iperf.json
+on h1 iperf3 -c 10.0.0.2 -n 20M -J >iperf.json
 # "bytes" of the "sum_received" object of the end report.
 bytes=$(sed -n '/"sum_received"/,/}/s/.*"bytes":[[:space:]]*\([0-9]*\).*/\1/p' iperf.json)
 bps=$(sed -n '/"sum_received"/,/}/s/.*"bits_per_second":[[:space:]]*\([0-9.e+]*\).*/\1/p' iperf.json)

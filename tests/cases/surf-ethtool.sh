@@ -15,6 +15,8 @@ set -eu
 . "$TESTS_LIB/common.sh"
 # shellcheck source=SCRIPTDIR/../lib/ib.sh
 . "$TESTS_LIB/ib.sh"
+# shellcheck source=SCRIPTDIR/../lib/soak.sh
+. "$TESTS_LIB/soak.sh"
 
 hosts_up() {
 	fabric_up devices=2 ports=1 "$@"
@@ -125,7 +127,7 @@ if et -K "$a" rx-vlan-offload on 2>/dev/null && [ "$(feature rx-vlan-offload)" =
 	fail "an offload IPoIB cannot do was turned on"
 fi
 
-step "ethtool -g/-G: defaults, then a resize while iperf3 runs"
+step "ethtool -g/-G: defaults, then a resize while TCP runs"
 et -g "$a"
 assert_eq "$(et -g "$a" | awk '/^RX:/ { n++; if (n == 2) print $2 }')" 512 "RX ring"
 assert_eq "$(et -g "$a" | awk '/^TX:/ { n++; if (n == 2) print $2 }')" 256 "TX ring"
@@ -134,17 +136,20 @@ addr0=$(ip netns exec h1 cat "/sys/class/net/$a/address")
 err0=$(stat tx_errors)
 # shellcheck disable=SC2317 # called through wait_for
 sent_over() { [ "$(netdev_stat "$a" tx_bytes h1)" -gt "$1" ]; }
-iperf_bytes h2 10.40.0.2 h1 -t 5 >iperf.out &
-iperf=$!
+soak_tcp_start h2 10.40.0.2 h1
 wait_for 10 sent_over "$(($(netdev_stat "$a" tx_bytes h1) + 2000000))" ||
 	fail "the TCP stream did not start"
 on h1 ethtool -G "$a" rx 1024 tx 128
 wait_for 10 sent_over "$(($(netdev_stat "$a" tx_bytes h1) + 2000000))" ||
 	fail "the TCP stream did not go on after the first resize"
 on h1 ethtool -G "$a" rx 256 tx 1024
-wait "$iperf" || fail "the TCP stream did not survive the resizes"
-bytes=$(cat iperf.out)
-assert_ge "$bytes" 1000000 "TCP bytes across two resizes"
+wait_for 10 sent_over "$(($(netdev_stat "$a" tx_bytes h1) + 2000000))" ||
+	fail "the TCP stream did not go on after the second resize"
+soak_tcp_stop
+echo "TCP across two resizes: sent $soak_tcp_sent bytes, received $soak_tcp_received"
+assert_eq "$soak_tcp_whole" yes "the TCP stream survived the resizes"
+assert_eq "$soak_tcp_received" "$soak_tcp_sent" "TCP bytes received across two resizes"
+assert_ge "$soak_tcp_received" 4000000 "TCP bytes across two resizes"
 assert_eq "$(stat rx_ring_size)" 256 "RX ring after -G"
 assert_eq "$(stat tx_ring_size)" 1024 "TX ring after -G"
 assert_ge "$(stat rx_ring_posted)" 200 "receive buffers posted after -G"

@@ -131,7 +131,7 @@ if [ "$cm" = yes ]; then
 	ip link set "$a" mtu 65520
 	ip -n h2 link set "$b" mtu 65520
 	ping_all
-	assert ping -c 2 -W 2 -s 60000 10.30.0.2
+	assert ping -c 2 -i 0.2 -W 2 -s 60000 10.30.0.2
 	ip link set "$a" type ipoib mode datagram
 	# $b lives in h2: its sysfs is there.
 	assert on h2 bash -c "echo datagram >/sys/class/net/$b/mode"
