@@ -32,8 +32,10 @@
  *                                      (rdma_*, rkey_violations,
  *                                      remote_invalidates), its RC requests
  *                                      no ACK answered (local_ack_timeouts,
- *                                      retransmits, retries_exceeded); write
- *                                      0 to clear (ipoib's counts too)
+ *                                      retransmits, retries_exceeded), the
+ *                                      batches async's worker ran for its
+ *                                      QPs (async_batches, async_wqes);
+ *                                      write 0 to clear (ipoib's counts too)
  *   sibN/portP/rx_stall                1: no receive buffers but QP0/QP1's
  *   sibN/portP/rc_drop_next            write N: the next N RC or UC messages
  *                                      the port sends are lost (a burst);

@@ -38,6 +38,8 @@ const char *const sib_counter_names[SIB_NR_COUNTERS] = {
 	[SIB_CNT_RDMA_READ_BYTES] = "rdma_read_bytes",
 	[SIB_CNT_RKEY_VIOLATIONS] = "rkey_violations",
 	[SIB_CNT_REMOTE_INVALIDATES] = "remote_invalidates",
+	[SIB_CNT_ASYNC_BATCHES] = "async_batches",
+	[SIB_CNT_ASYNC_WQES] = "async_wqes",
 };
 
 /* 0x0000 and 0x8000 are reserved: they never match anything. */
