@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * sibperf's control file.  A write runs one measurement in the writer's
- * context and a read shows its result:
+ * sibperf's control files.  A write runs one job in the writer's context
+ * and a read shows its result:
  *
  *   echo "ud 2048 2000" >/sys/kernel/debug/sibperf/run   # type bytes msecs
  *   cat /sys/kernel/debug/sibperf/run
  *   ud size=2048 msecs=2000 msgs=... bytes=... msgs_per_s=... bytes_per_s=...
+ *
+ *   echo "ud 256" >/sys/kernel/debug/sibperf/scribble    # type bytes
+ *   cat /sys/kernel/debug/sibperf/scribble
+ *   ud size=256 done_at_post=0 ah_gone=1 received=overwritten original=0
+ *   overwritten=256 send=success recv=success              (one line)
  */
 #include <linux/module.h>
 #include <linux/debugfs.h>
@@ -25,15 +30,20 @@ MODULE_PARM_DESC(recv_dev, "IB device that receives, port 1 (default sib1)");
 #define SIBPERF_MAX_SIZE	65536
 #define SIBPERF_MAX_MSECS	60000
 
-static DEFINE_MUTEX(sibperf_lock);	/* one run at a time; the result */
+static DEFINE_MUTEX(sibperf_lock);	/* one job at a time; the results */
 static char sibperf_result[160];
+static char scribble_result[200];
 static struct dentry *sibperf_dir;
 
-static int parse(const char *line, struct sibperf_job *job)
+/* "ud|rc BYTES MSECS", or "ud|rc BYTES" when !msecs. */
+static int parse(const char *line, struct sibperf_job *job, bool msecs)
 {
 	char type[4];
 
-	if (sscanf(line, "%3s %u %u", type, &job->size, &job->msecs) != 3)
+	memset(job, 0, sizeof(*job));
+	job->msecs = 1;
+	if (sscanf(line, "%3s %u %u", type, &job->size, &job->msecs) !=
+	    (msecs ? 3 : 2))
 		return -EINVAL;
 	if (!strcmp(type, "ud"))
 		job->type = IB_QPT_UD;
@@ -49,6 +59,11 @@ static int parse(const char *line, struct sibperf_job *job)
 	return 0;
 }
 
+static const char *type_name(const struct sibperf_job *job)
+{
+	return job->type == IB_QPT_UD ? "ud" : "rc";
+}
+
 static void format(const struct sibperf_job *job,
 		   const struct sibperf_result *res)
 {
@@ -56,7 +71,7 @@ static void format(const struct sibperf_job *job,
 
 	snprintf(sibperf_result, sizeof(sibperf_result),
 		 "%s size=%u msecs=%u msgs=%llu bytes=%llu msgs_per_s=%llu bytes_per_s=%llu\n",
-		 job->type == IB_QPT_UD ? "ud" : "rc", job->size, job->msecs,
+		 type_name(job), job->size, job->msecs,
 		 res->msgs, res->bytes,
 		 mul_u64_u64_div_u64(res->msgs, NSEC_PER_SEC, ns),
 		 mul_u64_u64_div_u64(res->bytes, NSEC_PER_SEC, ns));
@@ -75,7 +90,7 @@ static ssize_t run_write(struct file *file, const char __user *ubuf,
 	if (copy_from_user(line, ubuf, count))
 		return -EFAULT;
 	line[count] = '\0';
-	ret = parse(line, &job);
+	ret = parse(line, &job, true);
 	if (ret) {
 		pr_warn("sibperf: expected \"ud|rc BYTES MSECS\" (1-%u bytes, 1-%u ms)\n",
 			SIBPERF_MAX_SIZE, SIBPERF_MAX_MSECS);
@@ -86,8 +101,7 @@ static ssize_t run_write(struct file *file, const char __user *ubuf,
 	ret = sibperf_run(&job, &res);
 	if (ret) {
 		pr_warn("sibperf: %s %u-byte run from %s to %s failed: %d\n",
-			line[0] == 'u' ? "UD" : "RC", job.size, job.src,
-			job.dst, ret);
+			type_name(&job), job.size, job.src, job.dst, ret);
 		sibperf_result[0] = '\0';
 	} else {
 		format(&job, &res);
@@ -118,10 +132,84 @@ static const struct file_operations run_fops = {
 	.release = single_release,
 };
 
+/* What the receiver got: the bytes as posted, as overwritten, or neither. */
+static const char *scribble_verdict(const struct sibperf_scribble *res,
+				    u32 size)
+{
+	if (res->original == size)
+		return "original";
+	if (res->overwritten == size)
+		return "overwritten";
+	return res->original || res->overwritten ? "mixed" : "neither";
+}
+
+static ssize_t scribble_write(struct file *file, const char __user *ubuf,
+			      size_t count, loff_t *ppos)
+{
+	struct sibperf_scribble res;
+	struct sibperf_job job;
+	char line[32];
+	int ret;
+
+	if (count >= sizeof(line))
+		return -EINVAL;
+	if (copy_from_user(line, ubuf, count))
+		return -EFAULT;
+	line[count] = '\0';
+	ret = parse(line, &job, false);
+	if (ret) {
+		pr_warn("sibperf: scribble: expected \"ud|rc BYTES\" (1-%u bytes)\n",
+			SIBPERF_MAX_SIZE);
+		return ret;
+	}
+
+	mutex_lock(&sibperf_lock);
+	ret = sibperf_scribble(&job, &res);
+	if (ret) {
+		pr_warn("sibperf: scribble: %s %u bytes from %s to %s failed: %d\n",
+			type_name(&job), job.size, job.src, job.dst, ret);
+		scribble_result[0] = '\0';
+	} else {
+		snprintf(scribble_result, sizeof(scribble_result),
+			 "%s size=%u done_at_post=%d ah_gone=%d received=%s original=%u overwritten=%u send=%s recv=%s\n",
+			 type_name(&job), job.size, res.done_at_post,
+			 res.ah_gone, scribble_verdict(&res, job.size),
+			 res.original, res.overwritten,
+			 ib_wc_status_msg(res.send_status),
+			 ib_wc_status_msg(res.recv_status));
+	}
+	mutex_unlock(&sibperf_lock);
+	return ret ? ret : count;
+}
+
+static int scribble_show(struct seq_file *m, void *unused)
+{
+	mutex_lock(&sibperf_lock);
+	seq_puts(m, scribble_result);
+	mutex_unlock(&sibperf_lock);
+	return 0;
+}
+
+static int scribble_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, scribble_show, NULL);
+}
+
+static const struct file_operations scribble_fops = {
+	.owner = THIS_MODULE,
+	.open = scribble_open,
+	.read = seq_read,
+	.write = scribble_write,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
 static int __init sibperf_init(void)
 {
 	sibperf_dir = debugfs_create_dir("sibperf", NULL);
 	debugfs_create_file("run", 0600, sibperf_dir, NULL, &run_fops);
+	debugfs_create_file("scribble", 0600, sibperf_dir, NULL,
+			    &scribble_fops);
 	return 0;
 }
 
