@@ -15,6 +15,11 @@
 #   completion in the post, the receiver got 0x5a -- and on UD the AH,
 #   destroyed right after the post, still took the message where it
 #   pointed (sib copies the address vector into the WQE, as HCAs do);
+# - sibperf's flush, UD and RC: eight sends posted and their QP moved to
+#   error at once: async=0, all eight delivered; async=1, all eight
+#   completed with a flush error and none delivered.  Then eight posted
+#   on a sender destroyed at once (its batch still pending: the destroy
+#   waits for the worker);
 # - async=1 with 50 us plus up to 200 us of jitter per batch: Debian's
 #   ib_ipoib (the witness), then ours, in datagram mode (pings, 8 MiB over
 #   TCP, every byte checked) and then connected mode (60000-byte pings,
@@ -30,6 +35,7 @@ set -eu
 
 P=/sys/module/sib/parameters
 SCRIBBLE=/sys/kernel/debug/sibperf/scribble
+FLUSH=/sys/kernel/debug/sibperf/flush
 
 # scribble TYPE BYTES: the result line of one scribbled send.
 scribble() {
@@ -52,6 +58,21 @@ expect() {
 	if [ "$1" = ud ]; then
 		assert_eq "$(field "$out" ah_gone)" "$((1 - $4))" "ud: AH destroyed before the completion"
 	fi
+}
+
+# flushes TYPE SUCCEEDED FLUSHED DELIVERED DONE: eight sends posted, their
+# QP moved to error at once, judged; then eight on a sender destroyed at
+# once, DONE of them complete by then (no receives posted: UD drops them,
+# RC waits out RNR NAKs).
+flushes() {
+	local out
+	echo "$1 256" >"$FLUSH" || fail "sibperf flush $1 failed"
+	out=$(cat "$FLUSH")
+	echo "async=$(cat $P/async): $out"
+	assert_eq "$(field "$out" succeeded)" "$2" "$1: sends that succeeded"
+	assert_eq "$(field "$out" flushed)" "$3" "$1: sends flushed"
+	assert_eq "$(field "$out" delivered)" "$4" "$1: messages delivered"
+	assert_eq "$(field "$out" done_before_destroy)" "$5" "$1: sends done before the destroy"
 }
 
 wqes() { sib_counter sib0 1 async_wqes; }
@@ -100,6 +121,8 @@ step "scribble, async=0: the fabric reads the buffer in the post"
 echo 0 >$P/async
 expect ud 256 original 1
 expect rc 4096 original 1
+flushes ud 8 0 8 8
+flushes rc 8 0 8 0
 
 step "scribble, async=1: the fabric reads it later"
 echo 2000 >$P/async_delay_us
@@ -107,6 +130,8 @@ echo 1 >$P/async
 b0=$(sib_counter sib0 1 async_batches)
 expect ud 256 overwritten 0
 expect rc 4096 overwritten 0
+flushes ud 0 8 0 0
+flushes rc 0 8 0 0
 assert_ge "$(($(sib_counter sib0 1 async_batches) - b0))" 2 "batches sib0's worker ran"
 rmmod sibperf
 

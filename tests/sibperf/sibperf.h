@@ -67,4 +67,18 @@ struct sibperf_scribble {
 int sibperf_scribble(const struct sibperf_job *job,
 		     struct sibperf_scribble *res);
 
+/*
+ * Sends still queued when their QP goes to error, or is destroyed
+ * (sibperf_flush.c).
+ */
+#define SIBPERF_FLUSH_SENDS	8
+
+struct sibperf_flush {
+	u32 succeeded, flushed, failed;	/* the sender's completions */
+	u32 delivered;			/* receives completed */
+	u32 done_before_destroy;	/* second pair: completed by then */
+};
+
+int sibperf_flush(const struct sibperf_job *job, struct sibperf_flush *res);
+
 #endif /* SIBPERF_H */
