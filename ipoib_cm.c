@@ -199,6 +199,7 @@ static struct ipoib_cm_conn *conn_new(struct ipoib_dev *priv, const u8 *peer,
 	INIT_WORK(&conn->work, conn_work);
 	init_completion(&conn->last_wqe);
 	init_completion(&conn->drained);
+	conn->seq = ++cm->last_seq;
 	list_add_tail(&conn->link, &cm->conns);
 	cm->nr_conns++;
 	return conn;
@@ -410,6 +411,56 @@ static void conn_end_put(struct ipoib_cm_conn *conn, bool failed,
 	conn_put(conn);
 }
 
+/* Which connections end_older() ends: all, those to a GID, to an address. */
+enum conn_match { MATCH_ALL, MATCH_GID, MATCH_ADDR };
+
+static bool conn_matches(const struct ipoib_cm_conn *conn,
+			 enum conn_match how, const void *key)
+{
+	switch (how) {
+	case MATCH_GID:
+		return !memcmp(ipoib_addr_gid(conn->peer), key,
+			       sizeof(union ib_gid));
+	case MATCH_ADDR:
+		return same_peer(conn, key);
+	default:
+		return true;
+	}
+}
+
+/*
+ * End each connection that matches, not as a failure; how many.  Only
+ * those made before the call: ending one sends its waiting packets on,
+ * which may make a new connection to the same peer, and ending that too
+ * would go round for as long as the packets last.
+ */
+static unsigned int end_older(struct ipoib_dev *priv, enum conn_match how,
+			      const void *key, u8 rej_reason)
+{
+	struct ipoib_cm_conn *conn, *found;
+	unsigned int n = 0;
+	u64 upto;
+
+	spin_lock_bh(&priv->lock);
+	upto = priv->cm->last_seq;
+	spin_unlock_bh(&priv->lock);
+	for (;;) {
+		found = NULL;
+		spin_lock_bh(&priv->lock);
+		list_for_each_entry(conn, &priv->cm->conns, link) {
+			if (conn->seq <= upto && conn_matches(conn, how, key)) {
+				found = conn_get(conn);
+				break;
+			}
+		}
+		spin_unlock_bh(&priv->lock);
+		if (!found)
+			return n;
+		conn_end_put(found, false, rej_reason);
+		n++;
+	}
+}
+
 /*
  * The peer at gid answers from another LID.  Connections made to it hold
  * the old LID in their QP and could only run out of retries: they go now,
@@ -417,37 +468,8 @@ static void conn_end_put(struct ipoib_cm_conn *conn, bool failed,
  */
 void ipoib_cm_peer_moved(struct ipoib_dev *priv, const union ib_gid *gid)
 {
-	struct ipoib_cm_conn *conn, *found;
-
-	if (!priv->cm)
-		return;
-	do {
-		found = NULL;
-		spin_lock_bh(&priv->lock);
-		list_for_each_entry(conn, &priv->cm->conns, link) {
-			if (!memcmp(ipoib_addr_gid(conn->peer), gid->raw,
-				    sizeof(*gid))) {
-				found = conn_get(conn);
-				break;
-			}
-		}
-		spin_unlock_bh(&priv->lock);
-		if (found)
-			conn_end_put(found, false, IB_CM_REJ_INVALID_LID);
-	} while (found);
-}
-
-/* A connection whose peer's address is addr, a reference taken; or NULL. */
-static struct ipoib_cm_conn *find_by_addr(struct ipoib_dev *priv,
-					  const u8 *addr)
-{
-	struct ipoib_cm_conn *conn;
-
-	lockdep_assert_held(&priv->lock);
-	list_for_each_entry(conn, &priv->cm->conns, link)
-		if (same_peer(conn, addr))
-			return conn_get(conn);
-	return NULL;
+	if (priv->cm)
+		end_older(priv, MATCH_GID, gid->raw, IB_CM_REJ_INVALID_LID);
 }
 
 /*
@@ -461,21 +483,7 @@ static struct ipoib_cm_conn *find_by_addr(struct ipoib_dev *priv,
  */
 static void peer_lost(struct ipoib_dev *priv, const u8 *addr)
 {
-	struct ipoib_cm_conn *conn;
-	bool lost = false;
-
-	if (!priv->cm)
-		return;
-	for (;;) {
-		spin_lock_bh(&priv->lock);
-		conn = find_by_addr(priv, addr);
-		spin_unlock_bh(&priv->lock);
-		if (!conn)
-			break;
-		lost = true;
-		conn_end_put(conn, false, IB_CM_REJ_TIMEOUT);
-	}
-	if (!lost)
+	if (!priv->cm || !end_older(priv, MATCH_ADDR, addr, IB_CM_REJ_TIMEOUT))
 		return;
 	ipoib_count(priv, IPOIB_CNT_CM_PEERS_LOST);
 	net_info_ratelimited("%s: %pI6 no longer answers at its address; its connections end\n",
@@ -1371,26 +1379,6 @@ fail:
 	return ret;
 }
 
-/* Each connection ended (not as a failure); how many. */
-static unsigned int end_all(struct ipoib_dev *priv, u8 rej_reason)
-{
-	struct ipoib_cm_conn *conn;
-	unsigned int n = 0;
-
-	for (;;) {
-		spin_lock_bh(&priv->lock);
-		conn = list_first_entry_or_null(&priv->cm->conns,
-						struct ipoib_cm_conn, link);
-		if (conn)
-			conn_get(conn);
-		spin_unlock_bh(&priv->lock);
-		if (!conn)
-			return n;
-		conn_end_put(conn, false, rej_reason);
-		n++;
-	}
-}
-
 /*
  * The port is active again after it went down.  While it was down the
  * peers may have ended their halves of our connections with a DREQ we
@@ -1405,7 +1393,7 @@ void ipoib_cm_port_back(struct ipoib_dev *priv)
 	lockdep_assert_held(&priv->state_lock);
 	if (!ipoib_cm_active(priv))
 		return;
-	n = end_all(priv, IB_CM_REJ_TIMEOUT);
+	n = end_older(priv, MATCH_ALL, NULL, IB_CM_REJ_TIMEOUT);
 	if (!n)
 		return;
 	atomic_long_add(n, &priv->counters[IPOIB_CNT_CM_PORT_FLAP_ENDS]);
@@ -1423,7 +1411,9 @@ void ipoib_cm_down(struct ipoib_dev *priv)
 		return;
 	stop_listening(cm);
 	cancel_delayed_work_sync(&cm->reap_task);
-	end_all(priv, IB_CM_REJ_NO_RESOURCES);
+	/* Not running: a send that raced with the bit makes the last one. */
+	while (end_older(priv, MATCH_ALL, NULL, IB_CM_REJ_NO_RESOURCES))
+		;
 	flush_workqueue(ipoib_cm_wq);
 	ipoib_cm_cq_cleanup(priv);
 	ipoib_cm_rx_cleanup(priv);

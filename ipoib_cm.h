@@ -136,6 +136,7 @@ struct ipoib_cm_conn {
 	bool sid_rfc;			/* REQ to (or taken on) RFC service ID */
 	bool can_send;			/* ours to send on: initiator or shared */
 	bool failed;			/* died of an error: back off */
+	u64 seq;			/* made after every lower one */
 	unsigned long created;
 	unsigned long deadline;		/* connecting or wait-peer ends by then */
 	unsigned long live_since;
@@ -171,6 +172,7 @@ struct ipoib_cm_dev {
 	struct ib_cm_id *listen[2];	/* in-tree and RFC service IDs */
 	struct list_head conns;		/* under priv->lock */
 	unsigned int nr_conns;
+	u64 last_seq;			/* the newest connection's seq */
 	struct ipoib_rx_pages pages;	/* what receive buffers are made of */
 	struct ib_srq *srq;		/* NULL: per-QP rings */
 	unsigned int rx_sge;		/* per buffer: the head, then pages */

@@ -108,6 +108,11 @@ enum sib_counter {
 	/* async: the fabric's worker drained a send queue of this port's */
 	SIB_CNT_ASYNC_BATCHES,
 	SIB_CNT_ASYNC_WQES,		/* WQEs it executed or flushed */
+	/* SA requests this port sent, and the faults debugfs had on them. */
+	SIB_CNT_SA_REQUESTS,
+	SIB_CNT_SA_DELAYED,		/* held sa_delay_ms before the SA */
+	SIB_CNT_SA_BUSY,		/* answered BUSY (sa_busy_every) */
+	SIB_CNT_SA_SILENT,		/* not answered (sa_silent_every) */
 	SIB_NR_COUNTERS
 };
 
@@ -563,7 +568,10 @@ struct sib_fabric {
 	u32 mad_drop_every;		/* drop every Nth MAD, 0 = none */
 	u32 ud_drop_every;		/* drop every Nth UD data packet */
 	u32 rc_drop_every;		/* lose every Nth RC/UC message */
-	atomic_t mad_seq, ud_seq, rc_seq;
+	u32 sa_delay_ms;		/* the SA takes requests this late */
+	u32 sa_busy_every;		/* answer every Nth SA request BUSY */
+	u32 sa_silent_every;		/* answer every Nth SA request never */
+	atomic_t mad_seq, ud_seq, rc_seq, sa_seq;
 	atomic_t fail_qkey_set;		/* Q_Key changes left to refuse */
 };
 

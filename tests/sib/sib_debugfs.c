@@ -4,6 +4,12 @@
  *
  *   mad_delay_ms, mad_drop_every,      fault injection for the whole fabric
  *   ud_drop_every, rc_drop_every
+ *   sa_delay_ms                        the built-in SA takes each request
+ *                                      this late (queued, not slept on)
+ *   sa_busy_every                      N: every Nth SA request is answered
+ *                                      BUSY (MAD status 0x0001), not done
+ *   sa_silent_every                    N: every Nth SA request is not
+ *                                      answered (silence wins over BUSY)
  *   fail_qkey_set                      write N: the next N modify_qp calls
  *                                      that change a QP's Q_Key alone (as
  *                                      IPoIB does for the broadcast group)
@@ -34,8 +40,10 @@
  *                                      no ACK answered (local_ack_timeouts,
  *                                      retransmits, retries_exceeded), the
  *                                      batches async's worker ran for its
- *                                      QPs (async_batches, async_wqes);
- *                                      write 0 to clear (ipoib's counts too)
+ *                                      QPs (async_batches, async_wqes), the
+ *                                      port's SA requests and their faults
+ *                                      (sa_*); write 0 to clear (ipoib's
+ *                                      counts too)
  *   sibN/portP/rx_stall                1: no receive buffers but QP0/QP1's
  *   sibN/portP/rc_drop_next            write N: the next N RC or UC messages
  *                                      the port sends are lost (a burst);
@@ -616,6 +624,11 @@ int sib_debugfs_init(void)
 			   &sib_fabric.ud_drop_every);
 	debugfs_create_u32("rc_drop_every", 0644, root,
 			   &sib_fabric.rc_drop_every);
+	debugfs_create_u32("sa_delay_ms", 0644, root, &sib_fabric.sa_delay_ms);
+	debugfs_create_u32("sa_busy_every", 0644, root,
+			   &sib_fabric.sa_busy_every);
+	debugfs_create_u32("sa_silent_every", 0644, root,
+			   &sib_fabric.sa_silent_every);
 	debugfs_create_atomic_t("fail_qkey_set", 0644, root,
 				&sib_fabric.fail_qkey_set);
 	debugfs_create_file("rtr_hold", 0644, root, NULL, &rtr_hold_fops);

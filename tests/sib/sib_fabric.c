@@ -621,18 +621,6 @@ void sib_fabric_cm_release(void)
 	sib_fabric_cm_release_to(0);
 }
 
-/*
- * Port 0's QP1: the SM's SA and the switch's PMA at LID 1 (sm=builtin),
- * the switch's PMA alone at the LID an external SM gave it.
- */
-static enum sib_delivery deliver_to_sm(struct sib_pkt *pkt)
-{
-	if (pkt->dst_qpn != 1 || pkt->qkey != IB_QP1_QKEY ||
-	    !sib_pkey_valid(pkt->pkey) || pkt->length > IB_MGMT_MAD_SIZE)
-		return SIB_DROPPED;
-	return hold_pkt(pkt, sa_work, 0, false) ? SIB_DELIVERED : SIB_DROPPED;
-}
-
 /* The management class of a MAD (or 0 when it is too short to be one). */
 static u8 mad_class(const struct sib_pkt *pkt)
 {
@@ -642,6 +630,28 @@ static u8 mad_class(const struct sib_pkt *pkt)
 		return 0;
 	sib_copy_out(&hdr, pkt, sizeof(hdr));
 	return hdr.mgmt_class;
+}
+
+/*
+ * Port 0's QP1: the SM's SA and the switch's PMA at LID 1 (sm=builtin),
+ * the switch's PMA alone at the LID an external SM gave it.  SA requests
+ * wait sa_delay_ms on the fabric's queue, as a loaded SA keeps askers
+ * waiting; nothing blocks meanwhile.
+ */
+static enum sib_delivery deliver_to_sm(struct sib_pkt *pkt)
+{
+	unsigned int delay = 0;
+
+	if (pkt->dst_qpn != 1 || pkt->qkey != IB_QP1_QKEY ||
+	    !sib_pkey_valid(pkt->pkey) || pkt->length > IB_MGMT_MAD_SIZE)
+		return SIB_DROPPED;
+	if (mad_class(pkt) == IB_MGMT_CLASS_SUBN_ADM) {
+		delay = READ_ONCE(sib_fabric.sa_delay_ms);
+		if (delay && pkt->src_port)
+			sib_count(pkt->src_port, SIB_CNT_SA_DELAYED, 1);
+	}
+	return hold_pkt(pkt, sa_work, delay, false) ? SIB_DELIVERED :
+						      SIB_DROPPED;
 }
 
 /*
@@ -855,6 +865,9 @@ void sib_fabric_drop_held(void)
 	bool empty;
 
 	WRITE_ONCE(sib_fabric.mad_delay_ms, 0);
+	WRITE_ONCE(sib_fabric.sa_delay_ms, 0);
+	WRITE_ONCE(sib_fabric.sa_busy_every, 0);
+	WRITE_ONCE(sib_fabric.sa_silent_every, 0);
 	sib_fabric_cm_release();
 	do {
 		spin_lock_irqsave(&held_lock, flags);

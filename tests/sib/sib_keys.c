@@ -40,6 +40,10 @@ const char *const sib_counter_names[SIB_NR_COUNTERS] = {
 	[SIB_CNT_REMOTE_INVALIDATES] = "remote_invalidates",
 	[SIB_CNT_ASYNC_BATCHES] = "async_batches",
 	[SIB_CNT_ASYNC_WQES] = "async_wqes",
+	[SIB_CNT_SA_REQUESTS] = "sa_requests",
+	[SIB_CNT_SA_DELAYED] = "sa_delayed",
+	[SIB_CNT_SA_BUSY] = "sa_busy",
+	[SIB_CNT_SA_SILENT] = "sa_silent",
 };
 
 /* 0x0000 and 0x8000 are reserved: they never match anything. */

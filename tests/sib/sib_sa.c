@@ -578,7 +578,40 @@ static void sa_send_table(struct sa_ctx *ctx)
 	}
 }
 
-static void sa_answer(struct sa_ctx *ctx, u32 len)
+/*
+ * Faults debugfs asks for, by the SA requests' running count: every
+ * sa_silent_every-th gets no answer (the asker's MAD layer sends it
+ * again), every sa_busy_every-th a BUSY, as OpenSM answers when its queue
+ * is full, and nothing done (ib_sa hands that to its caller as an error).
+ */
+enum sa_fault {
+	SA_FAULT_NONE,
+	SA_FAULT_BUSY,
+	SA_FAULT_SILENT,
+};
+
+static bool sa_nth(u32 every, u32 seq)
+{
+	return every && seq % every == 0;
+}
+
+static enum sa_fault sa_fault(struct sib_port *port)
+{
+	u32 seq = atomic_inc_return(&sib_fabric.sa_seq);
+
+	sib_count(port, SIB_CNT_SA_REQUESTS, 1);
+	if (sa_nth(READ_ONCE(sib_fabric.sa_silent_every), seq)) {
+		sib_count(port, SIB_CNT_SA_SILENT, 1);
+		return SA_FAULT_SILENT;
+	}
+	if (sa_nth(READ_ONCE(sib_fabric.sa_busy_every), seq)) {
+		sib_count(port, SIB_CNT_SA_BUSY, 1);
+		return SA_FAULT_BUSY;
+	}
+	return SA_FAULT_NONE;
+}
+
+static void sa_answer(struct sa_ctx *ctx, u32 len, bool busy)
 {
 	const struct ib_mad_hdr *hdr = &ctx->req.mad_hdr;
 	bool sa = hdr->mgmt_class == IB_MGMT_CLASS_SUBN_ADM;
@@ -590,6 +623,8 @@ static void sa_answer(struct sa_ctx *ctx, u32 len)
 	if (hdr->base_version != IB_MGMT_BASE_VERSION || !sa ||
 	    hdr->class_version != IB_SA_CLASS_VERSION) {
 		status = IB_MGMT_MAD_STATUS_BAD_VERSION;
+	} else if (busy) {
+		status = IB_MGMT_MAD_STATUS_BUSY;
 	} else if (len < IB_MGMT_MAD_SIZE) {
 		status = IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
 	} else {
@@ -607,9 +642,14 @@ static void sa_answer(struct sa_ctx *ctx, u32 len)
 void sib_sa_recv(const struct sib_mad_src *src, const void *mad, u32 len)
 {
 	const struct ib_mad_hdr *hdr = mad;
+	enum sa_fault fault = SA_FAULT_NONE;
 	struct sa_ctx *ctx;
 
 	if (len < sizeof(*hdr) || !sa_wants_answer(hdr->method))
+		return;
+	if (hdr->mgmt_class == IB_MGMT_CLASS_SUBN_ADM)
+		fault = sa_fault(src->port);
+	if (fault == SA_FAULT_SILENT)
 		return;
 	/* Without memory there is no answer; the asker times out, retries. */
 	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
@@ -623,7 +663,7 @@ void sib_sa_recv(const struct sib_mad_src *src, const void *mad, u32 len)
 		if (!ctx->records)
 			goto out;
 	}
-	sa_answer(ctx, len);
+	sa_answer(ctx, len, fault == SA_FAULT_BUSY);
 	if (ctx->table)
 		sa_send_table(ctx);
 	else
