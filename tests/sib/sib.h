@@ -55,6 +55,7 @@ struct seq_file;
 #define SIB_MAX_PDS		65536
 #define SIB_MAX_LSO_HDR		256
 #define SIB_MAX_SEND_DELAY_US	1000	/* udelay(), with bottom halves off */
+#define SIB_MAX_ASYNC_DELAY_US	1000000	/* async_delay_us, async_jitter_us */
 #define SIB_MAX_ACK_TIMEOUT_MS	3600000	/* ack_timeout_max_ms */
 #define SIB_SUBNET_PREFIX	0xfe80000000000000ULL
 #define SIB_QKEY_CONTROLLED	0x80000000
@@ -104,6 +105,9 @@ enum sib_counter {
 	SIB_CNT_RDMA_READ_BYTES,
 	SIB_CNT_RKEY_VIOLATIONS,	/* bad R_Key, range or access */
 	SIB_CNT_REMOTE_INVALIDATES,	/* SEND_WITH_INV that freed a region */
+	/* async: the fabric's worker drained a send queue of this port's */
+	SIB_CNT_ASYNC_BATCHES,
+	SIB_CNT_ASYNC_WQES,		/* WQEs it executed or flushed */
 	/* SA requests this port sent, and the faults debugfs had on them. */
 	SIB_CNT_SA_REQUESTS,
 	SIB_CNT_SA_DELAYED,		/* held sa_delay_ms before the SA */
@@ -396,6 +400,10 @@ struct sib_qp {
 	u8 rnr_tries;			/* resends after RNR NAKs */
 	u8 ack_tries;			/* resends after local ACK timeouts */
 	struct delayed_work retry_work;	/* the RNR or local ACK timer */
+	/* async: the doorbell's delay, then the fabric's worker (sib_exec.c) */
+	bool exec_armed;		/* under sq.lock: timer or work pending */
+	struct hrtimer exec_timer;
+	struct work_struct exec_work;
 	struct work_struct event_work;	/* affiliated events, as from an EQ */
 	unsigned long events;		/* pending: bits by enum ib_event_type */
 
@@ -551,6 +559,7 @@ struct sib_fabric {
 	u32 nports;
 	struct sib_switch sw;
 	struct workqueue_struct *wq;	/* SM, SA and delayed packets */
+	struct workqueue_struct *exec_wq;	/* async: send queues' workers */
 	struct dentry *debugfs;
 
 	/* Fault injection, set through debugfs. */
@@ -577,6 +586,9 @@ extern bool sib_csum_enabled;
 extern bool sib_lso_enabled;
 extern bool sib_cq_irq;
 extern unsigned int sib_send_delay_us;
+extern bool sib_async;
+extern unsigned int sib_async_delay_us;
+extern unsigned int sib_async_jitter_us;
 extern unsigned int sib_ack_timeout_max_ms;
 extern unsigned int sib_max_sge;
 extern unsigned int sib_max_qp_wr;
@@ -721,7 +733,7 @@ int sib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		  const struct ib_send_wr **bad_wr);
 int sib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		  const struct ib_recv_wr **bad_wr);
-void sib_sq_run(struct sib_qp *qp);
+u32 sib_sq_run(struct sib_qp *qp);
 void sib_retry_work(struct work_struct *work);
 void sib_flush_rq(struct sib_qp *qp);
 void sib_av_to_attr(const struct sib_av *av, struct rdma_ah_attr *attr);
@@ -729,6 +741,13 @@ void sib_av_to_attr(const struct sib_av *av, struct rdma_ah_attr *attr);
 int sib_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
 int sib_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
 void sib_mcast_detach_all(struct sib_qp *qp);
+
+/* Execution by the fabric's workers, after the post returns (sib_exec.c). */
+int sib_exec_init(void);
+void sib_exec_exit(void);
+void sib_exec_init_qp(struct sib_qp *qp);
+void sib_exec_start(struct sib_qp *qp);
+void sib_exec_stop(struct sib_qp *qp);
 
 /* Memory regions and their keys (sib_mr.c). */
 struct ib_mr *sib_get_dma_mr(struct ib_pd *ibpd, int access);

@@ -39,6 +39,8 @@
  *                                      remote_invalidates), its RC requests
  *                                      no ACK answered (local_ack_timeouts,
  *                                      retransmits, retries_exceeded), the
+ *                                      batches async's worker ran for its
+ *                                      QPs (async_batches, async_wqes), the
  *                                      port's SA requests and their faults
  *                                      (sa_*); write 0 to clear (ipoib's
  *                                      counts too)

@@ -80,6 +80,35 @@ unsigned int sib_send_delay_us;
 module_param_cb(send_delay_us, &send_delay_ops, &sib_send_delay_us, 0644);
 MODULE_PARM_DESC(send_delay_us, "Microseconds each send, RDMA or atomic request takes to execute, in the poster's context: posts, drains and flushes then overlap it (default 0)");
 
+bool sib_async;
+module_param_named(async, sib_async, bool, 0644);
+MODULE_PARM_DESC(async, "Execute sends after the post returns, in the fabric's worker, reading the gather list then, as an HCA's DMA does; completions come later, in batches (default N: in the poster's context)");
+
+static int async_us_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int us;
+	int ret = kstrtouint(val, 0, &us);
+
+	if (!ret)
+		ret = check_limit(kp->name, us, 0, SIB_MAX_ASYNC_DELAY_US);
+	if (!ret)
+		WRITE_ONCE(*(unsigned int *)kp->arg, us);
+	return ret;
+}
+
+static const struct kernel_param_ops async_us_ops = {
+	.set = async_us_set,
+	.get = param_get_uint,
+};
+
+unsigned int sib_async_delay_us;
+module_param_cb(async_delay_us, &async_us_ops, &sib_async_delay_us, 0644);
+MODULE_PARM_DESC(async_delay_us, "async: microseconds from a post to its batch's execution (0-1000000, default 0: the worker is queued at once)");
+
+unsigned int sib_async_jitter_us;
+module_param_cb(async_jitter_us, &async_us_ops, &sib_async_jitter_us, 0644);
+MODULE_PARM_DESC(async_jitter_us, "async: up to this many microseconds more, at random, for each batch (0-1000000, default 0)");
+
 static int ack_timeout_max_set(const char *val, const struct kernel_param *kp)
 {
 	unsigned int ms;
@@ -344,10 +373,13 @@ static int __init sib_init(void)
 	if (!sib_fabric.wq)
 		return -ENOMEM;
 
+	ret = sib_exec_init();
+	if (ret)
+		goto err_wq;
 	sib_switch_init(devices * ports);
 	ret = sib_sa_init();
 	if (ret)
-		goto err_wq;
+		goto err_exec;
 	ret = sib_debugfs_init();
 	if (ret)
 		goto err_sa;
@@ -368,6 +400,8 @@ static int __init sib_init(void)
 	pr_info("sib: %u HCA(s) x %u port(s), MTU %u, group MTU %u, P_Keys %s, srq=%d csum=%d lso=%d, %s SM\n",
 		devices, ports, sib_port_mtu, sib_group_mtu, pkeys,
 		sib_srq_enabled, sib_csum_enabled, sib_lso_enabled, sm);
+	pr_info("sib: async=%d async_delay_us=%u async_jitter_us=%u\n",
+		sib_async, sib_async_delay_us, sib_async_jitter_us);
 	pr_info("sib: limits: max_sge=%u max_qp_wr=%u max_cqe=%u max_srq_wr=%u max_inline=%u\n",
 		sib_max_sge, sib_max_qp_wr, sib_max_cqe, sib_max_srq_wr,
 		sib_max_inline);
@@ -379,6 +413,8 @@ err_devs:
 	sib_debugfs_exit();
 err_sa:
 	sib_sa_exit();
+err_exec:
+	sib_exec_exit();
 err_wq:
 	destroy_workqueue(sib_fabric.wq);
 	return ret;
@@ -395,6 +431,7 @@ static void __exit sib_exit(void)
 	sib_fabric_drop_held();
 	sib_debugfs_exit();
 	sib_sa_exit();
+	sib_exec_exit();
 	destroy_workqueue(sib_fabric.wq);
 	sib_fabric_free_groups();
 }

@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Posting work and executing it.  A send is carried out in the poster's
- * context: the send queue is drained by whichever context finds it idle, so
- * messages of one QP leave in order.  RC waits out receiver-not-ready NAKs
+ * Posting work and executing it.  A post checks what an HCA checks when
+ * it takes a WQE (opcode, SGE count, lengths, QP state) and copies the WR,
+ * its address vector included, into the ring; the gather list is read only
+ * when the WQE executes.  By default that is in the poster's context; with
+ * async the fabric's worker does it later (sib_exec.c).  Either way the
+ * send queue is drained by whichever context finds it idle, so messages of
+ * one QP leave in order.  RC waits out receiver-not-ready NAKs
  * with the responder's timer and gives up after rnr_retry attempts; a
  * request that gets no answer at all (lost, no QP, link down) is sent
  * again when the QP's local ACK timer runs out, retry_cnt times, and then
@@ -323,7 +327,7 @@ int sib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		}
 	}
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
-	sib_sq_run(qp);
+	sib_exec_start(qp);
 	return ret;
 }
 
@@ -573,17 +577,21 @@ static bool ack_resend(struct sib_qp *qp)
 	return true;
 }
 
-/* Drain the send queue; only one context does it at a time. */
-void sib_sq_run(struct sib_qp *qp)
+/*
+ * Drain the send queue; only one context does it at a time.  Returns how
+ * many WQEs completed (executed or flushed).
+ */
+u32 sib_sq_run(struct sib_qp *qp)
 {
 	struct sib_cq *cq = to_scq(qp->ibqp.send_cq);
 	bool fire = false, to_error = false;
 	unsigned long flags;
+	u32 done = 0;
 
 	spin_lock_irqsave(&qp->sq.lock, flags);
 	if (qp->sq_running || qp->sq_wait != SIB_SQ_GOING) {
 		spin_unlock_irqrestore(&qp->sq.lock, flags);
-		return;
+		return 0;
 	}
 	qp->sq_running = true;
 	while (!sib_wq_empty(&qp->sq) && !to_error) {
@@ -628,6 +636,7 @@ void sib_sq_run(struct sib_qp *qp)
 		wc.byte_len = wqe->length;
 		wc.qp = &qp->ibqp;
 		qp->sq.head++;
+		done++;
 		qp->rnr_tries = 0;
 		qp->ack_tries = 0;
 		qp->ack_expired = false;
@@ -645,6 +654,7 @@ void sib_sq_run(struct sib_qp *qp)
 		sib_cq_fire(cq);
 	if (to_error)
 		sib_qp_set_error(qp);
+	return done;
 }
 
 /* The head WQE's RNR or local ACK timer ran out: it goes again, or fails. */

@@ -155,6 +155,7 @@ int sib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	INIT_LIST_HEAD(&qp->mcast_list);
 	INIT_DELAYED_WORK(&qp->retry_work, sib_retry_work);
 	INIT_WORK(&qp->event_work, sib_qp_event_work);
+	sib_exec_init_qp(qp);
 
 	/* LSO headers and inline data are copied into the WQE when posted. */
 	if (init->create_flags & IB_QP_CREATE_IPOIB_UD_LSO)
@@ -433,7 +434,7 @@ int sib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		set_state(qp, next);
 		/* Sends posted while draining may go again. */
 		if (next == IB_QPS_RTS)
-			sib_sq_run(qp);
+			sib_exec_start(qp);
 		break;
 	}
 	return 0;
@@ -494,6 +495,8 @@ int sib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	sib_mcast_detach_all(qp);
 	set_state(qp, IB_QPS_RESET);
 	synchronize_rcu();
+	/* The worker first: a send it has under way may start the timers. */
+	sib_exec_stop(qp);
 	cancel_delayed_work_sync(&qp->retry_work);
 	cancel_work_sync(&qp->event_work);
 

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * One measurement: a QP on each of two ports, SEND messages from the first
- * to the second for a while, counted as the second receives them.  sib
- * delivers a send in the poster's context, so the loop never posts more
- * sends than the receiver has buffers: nothing is dropped or NAKed, and the
- * figure is the fabric's copy-and-complete rate.
+ * to the second for a while, counted as the second receives them.  The
+ * loop never posts more sends than the receiver has buffers: nothing is
+ * dropped or NAKed, and the figure is the fabric's copy-and-complete rate
+ * (with sib's async, completions come from its worker; the loop polls).
  */
 #include <linux/slab.h>
 #include <linux/ktime.h>
@@ -14,19 +14,6 @@
 #define SIBPERF_DEPTH	64	/* sends in flight, receives posted */
 #define SIBPERF_QKEY	0x5eb1f00d
 #define SIBPERF_PSN	0x1000
-
-/* A QP with what it needs: its own device, PD, CQ and one buffer. */
-struct sibperf_end {
-	struct ib_device *dev;
-	struct ib_pd *pd;
-	struct ib_cq *cq;
-	struct ib_qp *qp;
-	void *buf;
-	u64 dma;
-	size_t len;
-	u16 lid;
-	enum ib_mtu mtu;
-};
 
 static void end_put(struct sibperf_end *e)
 {
@@ -156,7 +143,7 @@ static int end_ready(struct sibperf_end *e, const struct sibperf_end *peer)
 			    IB_QP_MAX_QP_RD_ATOMIC : 0));
 }
 
-static int post_recv(struct sibperf_end *e)
+int sibperf_post_recv(struct sibperf_end *e)
 {
 	struct ib_sge sge = {
 		.addr = e->dma,
@@ -168,8 +155,8 @@ static int post_recv(struct sibperf_end *e)
 	return ib_post_recv(e->qp, &wr, NULL);
 }
 
-static int post_send(struct sibperf_end *e, struct ib_ah *ah, u32 size,
-		     u32 remote_qpn)
+int sibperf_post_send(struct sibperf_end *e, struct ib_ah *ah, u32 size,
+		      u32 remote_qpn)
 {
 	struct ib_sge sge = {
 		.addr = e->dma,
@@ -219,7 +206,7 @@ static int send_loop(const struct sibperf_job *job, struct sibperf_end *src,
 	int ret, n;
 
 	for (i = 0; i < SIBPERF_DEPTH; i++) {
-		ret = post_recv(dst);
+		ret = sibperf_post_recv(dst);
 		if (ret)
 			return ret;
 		ready++;
@@ -228,7 +215,7 @@ static int send_loop(const struct sibperf_job *job, struct sibperf_end *src,
 	end = ktime_add_ms(start, job->msecs);
 	while (ktime_before(ktime_get(), end)) {
 		while (ready && inflight < SIBPERF_DEPTH) {
-			ret = post_send(src, ah, job->size, dst->qp->qp_num);
+			ret = sibperf_post_send(src, ah, job->size, dst->qp->qp_num);
 			if (ret)
 				return ret;
 			ready--;
@@ -243,7 +230,7 @@ static int send_loop(const struct sibperf_job *job, struct sibperf_end *src,
 			return n;
 		res->msgs += n;
 		while (n--) {
-			ret = post_recv(dst);
+			ret = sibperf_post_recv(dst);
 			if (ret)
 				return ret;
 			ready++;
@@ -257,45 +244,66 @@ static int send_loop(const struct sibperf_job *job, struct sibperf_end *src,
 	return 0;
 }
 
-int sibperf_run(const struct sibperf_job *job, struct sibperf_result *res)
+/* Undo sibperf_pair_up(), whatever of it was done. */
+void sibperf_pair_down(struct sibperf_pair *p)
+{
+	if (p->ah)
+		rdma_destroy_ah(p->ah, RDMA_DESTROY_AH_SLEEPABLE);
+	p->ah = NULL;
+	end_put(&p->dst);
+	end_put(&p->src);
+}
+
+/* The job's two QPs in RTS, and for UD the sender's AH to the receiver. */
+int sibperf_pair_up(const struct sibperf_job *job, struct sibperf_pair *p)
 {
 	bool ud = job->type == IB_QPT_UD;
 	/* A UD receive buffer starts with room for the GRH. */
 	size_t len = job->size + (ud ? sizeof(struct ib_grh) : 0);
-	struct sibperf_end src = {}, dst = {};
 	struct rdma_ah_attr ah_attr;
-	struct ib_ah *ah = NULL;
+	int ret;
+
+	memset(p, 0, sizeof(*p));
+	ret = end_get(&p->src, job->src, job->type, len);
+	if (!ret)
+		ret = end_get(&p->dst, job->dst, job->type, len);
+	if (ret)
+		goto err;
+	if (ud && job->size > ib_mtu_enum_to_int(p->src.mtu)) {
+		ret = -EMSGSIZE;
+		goto err;
+	}
+	ret = end_ready(&p->src, &p->dst);
+	if (!ret)
+		ret = end_ready(&p->dst, &p->src);
+	if (ret)
+		goto err;
+	if (ud) {
+		ah_to(&ah_attr, &p->dst);
+		p->ah = rdma_create_ah(p->src.pd, &ah_attr,
+				       RDMA_CREATE_AH_SLEEPABLE);
+		if (IS_ERR(p->ah)) {
+			ret = PTR_ERR(p->ah);
+			p->ah = NULL;
+			goto err;
+		}
+	}
+	return 0;
+err:
+	sibperf_pair_down(p);
+	return ret;
+}
+
+int sibperf_run(const struct sibperf_job *job, struct sibperf_result *res)
+{
+	struct sibperf_pair p;
 	int ret;
 
 	memset(res, 0, sizeof(*res));
-	ret = end_get(&src, job->src, job->type, len);
-	if (!ret)
-		ret = end_get(&dst, job->dst, job->type, len);
+	ret = sibperf_pair_up(job, &p);
 	if (ret)
-		goto out;
-	if (ud && job->size > ib_mtu_enum_to_int(src.mtu)) {
-		ret = -EMSGSIZE;
-		goto out;
-	}
-	ret = end_ready(&src, &dst);
-	if (!ret)
-		ret = end_ready(&dst, &src);
-	if (ret)
-		goto out;
-	if (ud) {
-		ah_to(&ah_attr, &dst);
-		ah = rdma_create_ah(src.pd, &ah_attr, RDMA_CREATE_AH_SLEEPABLE);
-		if (IS_ERR(ah)) {
-			ret = PTR_ERR(ah);
-			ah = NULL;
-			goto out;
-		}
-	}
-	ret = send_loop(job, &src, &dst, ah, res);
-out:
-	if (ah)
-		rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
-	end_put(&dst);
-	end_put(&src);
+		return ret;
+	ret = send_loop(job, &p.src, &p.dst, p.ah, res);
+	sibperf_pair_down(&p);
 	return ret;
 }
