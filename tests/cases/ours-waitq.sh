@@ -83,40 +83,36 @@ done
 trap 'echo 0 >"$SIB/mad_drop_every"' EXIT
 echo 1 >"$SIB/mad_drop_every"
 
-step "$n datagrams to a peer whose path never comes"
-d1=$(dropped h1 "$a")
-d2=$(dropped h2 "$b")
-t0=$SECONDS
-v1=$(burst h1 "$a" 10.14.0.9 $((d1 + n - 16)))
-v2=$(burst h2 "$b" 10.14.0.9 $((d2 + n - 3)))
-echo "at once: ours dropped $((v1 - d1)), the in-tree driver $((v2 - d2)) (in $((SECONDS - t0)) s)"
-grep dead:beef "/sys/kernel/debug/ipoib_alt/$a/neighs" || true
-assert_eq "$((v1 - d1))" $((n - 16)) "ours: dropped at once (16 wait)"
-assert_eq "$((v2 - d2))" $((n - 3)) "in-tree: dropped at once (3 wait)"
-# The SA query times out after 1 s: what waited goes too.
-wait_for 10 stat_is h1 "$a" tx_drop_wait_path_purged 16 || { dump; fail "ours: the 16 waiting were not purged"; }
-wait_for 10 dropped_is h2 "$b" $((d2 + n)) || fail "in-tree: the 3 waiting were not dropped"
-assert_eq "$(stat_of h1 "$a" tx_drop_wait_path_full)" $((n - 16)) "ours: tx_drop_wait_path_full"
-assert_eq "$(stat_of h1 "$a" tx_drop_wait_path_purged)" 16 "ours: tx_drop_wait_path_purged"
-assert_eq "$(dropped h1 "$a")" $((d1 + n)) "ours: tx_dropped, once per datagram"
-ip netns exec h1 ethtool -S "$a" | grep -E 'tx_drop_(wait_path|queue_full|no_path)|path_(queries|failures)'
+# never_comes WHAT DEST KIND THEIRS SECS SHOW...: $n datagrams to DEST,
+# whose path or join (KIND) never comes.  Ours keeps 16 waiting, the
+# in-tree driver THEIRS; each drops the rest at once, and what waited
+# once the SA's query times out (within SECS); SHOW greps debugfs.
+never_comes() {
+	local what=$1 dest=$2 kind=$3 theirs=$4 secs=$5 d1 d2 v1 v2 t0=$SECONDS
+	shift 5
+	step "$n datagrams to $what"
+	d1=$(dropped h1 "$a")
+	d2=$(dropped h2 "$b")
+	v1=$(burst h1 "$a" "$dest" $((d1 + n - 16)))
+	v2=$(burst h2 "$b" "$dest" $((d2 + n - theirs)))
+	echo "at once: ours dropped $((v1 - d1)), the in-tree driver $((v2 - d2)) (in $((SECONDS - t0)) s)"
+	grep "$@" || true
+	assert_eq "$((v1 - d1))" $((n - 16)) "ours: dropped at once (16 wait)"
+	assert_eq "$((v2 - d2))" $((n - theirs)) "in-tree: dropped at once ($theirs wait)"
+	wait_for "$secs" stat_is h1 "$a" "tx_drop_wait_${kind}_purged" 16 ||
+		{ dump; fail "ours: the 16 waiting were not purged"; }
+	wait_for "$secs" dropped_is h2 "$b" $((d2 + n)) || fail "in-tree: the $theirs waiting were not dropped"
+	assert_eq "$(stat_of h1 "$a" "tx_drop_wait_${kind}_full")" $((n - 16)) "ours: tx_drop_wait_${kind}_full"
+	assert_eq "$(stat_of h1 "$a" "tx_drop_wait_${kind}_purged")" 16 "ours: tx_drop_wait_${kind}_purged"
+	assert_eq "$(dropped h1 "$a")" $((d1 + n)) "ours: tx_dropped, once per datagram"
+	ip netns exec h1 ethtool -S "$a" | grep -E "tx_drop_(wait_$kind|queue_full|no_path|no_mcast)|path_(queries|failures)|mcast_join"
+}
 
-step "$n datagrams to a group not joined yet"
-d1=$(dropped h1 "$a")
-d2=$(dropped h2 "$b")
-v1=$(burst h1 "$a" 239.14.0.1 $((d1 + n - 16)))
-v2=$(burst h2 "$b" 239.14.0.1 $((d2 + n - 64)))
-echo "at once: ours dropped $((v1 - d1)), the in-tree driver $((v2 - d2))"
-grep "^ff12:401b:ffff:0000:0000:0000:0f0e:0001 " "/sys/kernel/debug/ipoib_alt/$a/mcg" || true
-assert_eq "$((v1 - d1))" $((n - 16)) "ours: dropped at once (16 wait)"
-assert_eq "$((v2 - d2))" $((n - 64)) "in-tree: dropped at once (64 wait)"
-# The join times out after 3 s.
-wait_for 15 stat_is h1 "$a" tx_drop_wait_join_purged 16 || { dump; fail "ours: the 16 waiting were not purged"; }
-wait_for 15 dropped_is h2 "$b" $((d2 + n)) || fail "in-tree: the 64 waiting were not dropped"
-assert_eq "$(stat_of h1 "$a" tx_drop_wait_join_full)" $((n - 16)) "ours: tx_drop_wait_join_full"
-assert_eq "$(stat_of h1 "$a" tx_drop_wait_join_purged)" 16 "ours: tx_drop_wait_join_purged"
-assert_eq "$(dropped h1 "$a")" $((d1 + n)) "ours: tx_dropped, once per datagram"
-ip netns exec h1 ethtool -S "$a" | grep -E 'tx_drop_(wait_join|queue_full|no_mcast)|mcast_join'
+# The SA's path query times out after 1 s, a join after 3 s.
+never_comes "a peer whose path never comes" 10.14.0.9 path 3 10 \
+	dead:beef "/sys/kernel/debug/ipoib_alt/$a/neighs"
+never_comes "a group not joined yet" 239.14.0.1 join 64 15 \
+	"^ff12:401b:ffff:0000:0000:0000:0f0e:0001 " "/sys/kernel/debug/ipoib_alt/$a/mcg"
 
 step "$n datagrams to a peer whose path comes late: which ones wait"
 # The SA answers after 2 x 300 ms, within the query's 1 s.  Ours keeps the
