@@ -1528,7 +1528,8 @@ void ipoib_cm_peers_show(struct seq_file *m, struct ipoib_dev *priv)
 	spin_lock_bh(&priv->lock);
 	list_for_each_entry(cp, &cm->peer_list, all_link)
 		n++;
-	seq_printf(m, "# %u peers, %u by address, %u by GID\n", n,
+	/* A GID that several peers share is one key of its index. */
+	seq_printf(m, "# %u peers, %u by address, at %u GIDs\n", n,
 		   atomic_read(&cm->peers.nelems),
 		   atomic_read(&cm->peers_by_gid.ht.nelems));
 	seq_puts(m, "peer lookup form form_age_s backoff_ms retry_in_ms conns sending\n");

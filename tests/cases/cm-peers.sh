@@ -47,11 +47,11 @@ dump() {
 	cat "$dbg/cm_peers" "$dbg/cm" || true
 	on h1 ethtool -S p1 | grep -E 'cm_|path_' || true
 }
-# table_ok N: N peers, each in both indexes, each found by both lookups.
+# table_ok N G: N peers at G GIDs, each found by both lookups.
 table_ok() {
 	local head
 	head=$(head -n 1 "$dbg/cm_peers")
-	assert_eq "$head" "# $1 peers, $1 by address, $1 by GID" "cm_peers header"
+	assert_eq "$head" "# $1 peers, $1 by address, at $2 GIDs" "cm_peers header"
 	assert_eq "$(peer_lines)" "$1" "entries in cm_peers"
 	assert_eq "$(awk 'NR > 2 && $2 != "ok"' "$dbg/cm_peers" | wc -l)" 0 "entries a lookup misses"
 }
@@ -89,7 +89,7 @@ for k in "$k1" "$k2" "$k3"; do
 	assert_eq "$(conn_qpns "$k" | wc -w)" 1 "connections with $k"
 done
 cat "$dbg/cm_peers"
-table_ok 3
+table_ok 3 2
 q1=$(conn_qpns "$k1")
 q3=$(conn_qpns "$k3")
 
@@ -102,10 +102,10 @@ assert_eq "$(conn_qpns "$k1")" "$q1" "the connection with c1"
 assert_eq "$(conn_qpns "$k3")" "$q3" "the connection with c3"
 # Its neighbour still names it: the entry stays, with no connection.
 assert_eq "$(peer_field "$k2" 7)" 0 "c2's connections in cm_peers"
-table_ok 3
+table_ok 3 2
 assert on h1 ping -c 2 -i 0.3 -W 5 -s 60000 10.64.0.3
 wait_for 10 peer_is "$k2" 1 live || { dump; fail "c2: no new connection"; }
-table_ok 3
+table_ok 3 2
 
 step "the port of c1 and c2 moves LID: their GID's connections end (lookup by GID)"
 q2=$(conn_qpns "$k2")
@@ -124,5 +124,5 @@ wait_for 10 peer_is "$k1" 1 live || { dump; fail "c1: no new connection"; }
 wait_for 10 peer_is "$k2" 1 live || { dump; fail "c2: no new connection"; }
 assert_eq "$(conn_qpns "$k3")" "$q3" "the connection with c3, after"
 cat "$dbg/cm_peers"
-table_ok 3
+table_ok 3 2
 pass
