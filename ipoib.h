@@ -96,6 +96,7 @@ extern int ipoib_mcast_debug_level;
 extern struct ib_sa_client ipoib_sa_client;
 
 struct ipoib_dev;
+struct ipoib_cm_peer;
 
 /* The link-layer header that follows the GRH on the wire. */
 struct ipoib_header {
@@ -199,11 +200,8 @@ struct ipoib_neigh {
 	struct list_head owner_link;	/* path->neighs or mcast->neighs */
 	struct list_head all_link;	/* priv->neigh_list */
 	struct ipoib_waitq queue;	/* sends waiting for the path */
-	struct ipoib_cm_conn __rcu *cm;	/* connection we send on, if any */
-	unsigned long cm_retry_at;	/* after a failure: UD until then */
-	unsigned long cm_backoff;
-	u8 cm_peer_form;		/* enum ipoib_cm_peer_form */
-	unsigned long cm_form_at;	/* ... learned then */
+	/* Connected mode's entry for the peer, a reference held (ipoib_cm.h) */
+	struct ipoib_cm_peer __rcu *cm_peer;
 	unsigned long last_used;
 	struct rcu_head rcu;
 	bool dead;

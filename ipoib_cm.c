@@ -4,7 +4,9 @@
  *
  * We listen on the service IDs our UD QPN makes (in-tree and RFC forms),
  * send REQ/REP/REJ with {UD QPN, receive MTU} as private data, and keep
- * the connections of an interface on one list.  A connection is made by
+ * each connection with its peer (ipoib_cm_peer.c) and on the interface's
+ * list, which only what concerns every connection walks (the port
+ * coming back, down, debugfs).  A connection is made by
  * the first unicast to a peer that advertises RC (or UC) in its address,
  * torn down when idle, on DREQ, on errors (the peer then gets datagrams
  * for a while, with backoff), and when the interface goes down.
@@ -161,12 +163,14 @@ static const char *conn_state_name(enum ipoib_cm_state s)
 }
 
 static void conn_work(struct work_struct *work);
+static void conn_timer(struct timer_list *t);
 
 /*
- * A new connection, linked, holding its own reference.  -ENOSPC at the
- * no-SRQ limit, -ENOMEM.
+ * A new connection to the peer cp (at address peer), linked, holding its
+ * own reference and one on cp.  -ENOSPC at the no-SRQ limit, -ENOMEM.
  */
-static struct ipoib_cm_conn *conn_new(struct ipoib_dev *priv, const u8 *peer,
+static struct ipoib_cm_conn *conn_new(struct ipoib_dev *priv,
+				      struct ipoib_cm_peer *cp, const u8 *peer,
 				      bool initiator, bool shared)
 {
 	struct ipoib_cm_dev *cm = priv->cm;
@@ -203,6 +207,12 @@ static struct ipoib_cm_conn *conn_new(struct ipoib_dev *priv, const u8 *peer,
 	conn->seq = ++cm->last_seq;
 	list_add_tail(&conn->link, &cm->conns);
 	cm->nr_conns++;
+	kref_get(&cp->ref);	/* dropped by conn_end() */
+	conn->cp = cp;
+	list_add_tail(&conn->peer_link, &cp->conns);
+	cp->nr_conns++;
+	timer_setup(&conn->timer, conn_timer, 0);
+	mod_timer(&conn->timer, conn->deadline);
 	return conn;
 }
 
@@ -239,25 +249,14 @@ static void conn_set_state(struct ipoib_cm_conn *conn,
 	WRITE_ONCE(conn->state, state);
 }
 
-static bool same_peer_addr(const u8 *a, const u8 *b)
-{
-	return !ipoib_addr_cmp_noflags(a, b);
-}
-
-static bool same_peer(const struct ipoib_cm_conn *conn, const u8 *peer)
-{
-	return same_peer_addr(conn->peer, peer);
-}
-
-/* The connection to send on, a live one first. */
-struct ipoib_cm_conn *ipoib_cm_find_sendable(struct ipoib_dev *priv,
-					     const u8 *peer)
+/* The connection to this peer to send on, a live one first. */
+struct ipoib_cm_conn *ipoib_cm_find_sendable(struct ipoib_cm_peer *peer)
 {
 	struct ipoib_cm_conn *conn, *found = NULL;
 
-	lockdep_assert_held(&priv->lock);
-	list_for_each_entry(conn, &priv->cm->conns, link) {
-		if (!conn->can_send || !same_peer(conn, peer))
+	lockdep_assert_held(&peer->priv->lock);
+	list_for_each_entry(conn, &peer->conns, peer_link) {
+		if (!conn->can_send)
 			continue;
 		if (conn->state == IPOIB_CM_LIVE)
 			return conn;
@@ -307,22 +306,22 @@ enum ipoib_cm_peer_form ipoib_cm_form_now(enum ipoib_cm_peer_form form,
 }
 
 /*
- * Our REQ to this neighbour: to the RFC service ID and shared, or to the
- * in-tree one and one-way, as the policy and what the peer showed say.
- * NULL when no connection can be made now.
+ * Our REQ to this neighbour, whose peer is cp: to the RFC service ID and
+ * shared, or to the in-tree one and one-way, as the policy and what the
+ * peer showed say.  NULL when no connection can be made now.
  */
 struct ipoib_cm_conn *ipoib_cm_conn_start(struct ipoib_dev *priv,
-					  struct ipoib_neigh *neigh)
+					  struct ipoib_neigh *neigh,
+					  struct ipoib_cm_peer *cp)
 {
 	struct ipoib_cm_conn *conn;
 	bool sid_rfc, shared;
 
 	lockdep_assert_held(&priv->lock);
-	neigh->cm_peer_form = ipoib_cm_form_now(neigh->cm_peer_form,
-						neigh->cm_form_at, jiffies);
-	ipoib_cm_req_form(ipoib_cm_policy, neigh->cm_peer_form,
-			  ipoib_cm_sid_rfc, &sid_rfc, &shared);
-	conn = conn_new(priv, neigh->daddr, true, shared);
+	cp->form = ipoib_cm_form_now(cp->form, cp->form_at, jiffies);
+	ipoib_cm_req_form(ipoib_cm_policy, cp->form, ipoib_cm_sid_rfc,
+			  &sid_rfc, &shared);
+	conn = conn_new(priv, cp, neigh->daddr, true, shared);
 	if (IS_ERR(conn))
 		return NULL;
 	conn->sid_rfc = sid_rfc;
@@ -330,40 +329,35 @@ struct ipoib_cm_conn *ipoib_cm_conn_start(struct ipoib_dev *priv,
 }
 
 /*
- * Auto policy: every neighbour of this peer remembers what it showed, and
- * when; IPOIB_CM_PEER_UNKNOWN forgets it.
+ * Auto policy: the peer (if we still know it) remembers what it showed,
+ * and when; IPOIB_CM_PEER_UNKNOWN forgets it.
  */
-static void learn_peer_form(struct ipoib_dev *priv, const u8 *peer,
+static void learn_peer_form(struct ipoib_dev *priv, struct ipoib_cm_peer *cp,
 			    enum ipoib_cm_peer_form form)
 {
-	struct ipoib_neigh *neigh;
-
 	lockdep_assert_held(&priv->lock);
-	list_for_each_entry(neigh, &priv->neigh_list, all_link) {
-		if (!same_peer_addr(neigh->daddr, peer))
-			continue;
-		neigh->cm_form_at = jiffies;
-		if (neigh->cm_peer_form == form)
-			continue;
-		neigh->cm_peer_form = form;
-		if (form != IPOIB_CM_PEER_UNKNOWN)
-			ipoib_count(priv, form == IPOIB_CM_PEER_RFC ?
-				    IPOIB_CNT_CM_PEERS_RFC :
-				    IPOIB_CNT_CM_PEERS_LINUX);
-	}
+	if (!cp)
+		return;
+	cp->form_at = jiffies;
+	if (cp->form == form)
+		return;
+	cp->form = form;
+	if (form != IPOIB_CM_PEER_UNKNOWN)
+		ipoib_count(priv, form == IPOIB_CM_PEER_RFC ?
+			    IPOIB_CNT_CM_PEERS_RFC : IPOIB_CNT_CM_PEERS_LINUX);
 }
 
 /*
  * Any context, no lock held, the caller holding a reference (or being a
- * handler of the connection's QP or cm_id): unlink the connection, send
- * what waited for it another way (its neighbours back off first if it
+ * handler of the connection's QP, cm_id or timer): unlink the connection,
+ * send what waited for it another way (its peer backs off first if it
  * failed), and have its work item tear it down.  A connection still
  * being set up is refused with rej_reason.  Only the first call counts.
  */
 static void conn_end(struct ipoib_cm_conn *conn, bool failed, u8 rej_reason)
 {
 	struct ipoib_dev *priv = conn->priv;
-	struct ipoib_neigh *neigh;
+	struct ipoib_cm_peer *cp;
 	struct sk_buff_head q;
 
 	__skb_queue_head_init(&q);
@@ -377,19 +371,23 @@ static void conn_end(struct ipoib_cm_conn *conn, bool failed, u8 rej_reason)
 	conn_set_state(conn, IPOIB_CM_DEAD);
 	conn->failed = failed;
 	conn->rej_reason = rej_reason;
+	del_timer(&conn->timer);
 	list_del(&conn->link);
 	priv->cm->nr_conns--;
-	list_for_each_entry(neigh, &priv->neigh_list, all_link) {
-		if (rcu_access_pointer(neigh->cm) != conn)
-			continue;
-		RCU_INIT_POINTER(neigh->cm, NULL);
-		if (!failed)
-			continue;
-		neigh->cm_backoff = ipoib_backoff_next(neigh->cm_backoff,
-						       IPOIB_CM_RETRY_MIN,
-						       IPOIB_CM_RETRY_MAX);
-		neigh->cm_retry_at = jiffies + neigh->cm_backoff;
+	cp = conn->cp;
+	conn->cp = NULL;
+	list_del(&conn->peer_link);
+	cp->nr_conns--;
+	if (rcu_access_pointer(cp->tx) == conn) {
+		RCU_INIT_POINTER(cp->tx, NULL);
+		if (failed) {
+			cp->backoff = ipoib_backoff_next(cp->backoff,
+							 IPOIB_CM_RETRY_MIN,
+							 IPOIB_CM_RETRY_MAX);
+			cp->retry_at = jiffies + cp->backoff;
+		}
 	}
+	ipoib_cm_peer_put(cp);
 	ipoib_waitq_splice(priv, &conn->queue, &q);
 	spin_unlock_bh(&priv->lock);
 
@@ -415,17 +413,49 @@ static void conn_end_put(struct ipoib_cm_conn *conn, bool failed,
 /* Which connections end_older() ends: all, those to a GID, to an address. */
 enum conn_match { MATCH_ALL, MATCH_GID, MATCH_ADDR };
 
-static bool conn_matches(const struct ipoib_cm_conn *conn,
-			 enum conn_match how, const void *key)
+/* The oldest connection of the peer made by upto; a reference taken. */
+static struct ipoib_cm_conn *peer_older(struct ipoib_cm_peer *cp, u64 upto)
 {
+	struct ipoib_cm_conn *conn;
+
+	list_for_each_entry(conn, &cp->conns, peer_link)
+		if (conn->seq <= upto)
+			return conn_get(conn);
+	return NULL;
+}
+
+/*
+ * A connection that matches, made by upto; a reference taken.  Found
+ * through the peer table; only the interface-wide match walks them all.
+ */
+static struct ipoib_cm_conn *older_match(struct ipoib_dev *priv,
+					 enum conn_match how, const void *key,
+					 u64 upto)
+{
+	struct ipoib_cm_conn *conn = NULL;
+	struct ipoib_cm_peer *cp;
+	struct rhlist_head *pos;
+
+	lockdep_assert_held(&priv->lock);
 	switch (how) {
-	case MATCH_GID:
-		return !memcmp(ipoib_addr_gid(conn->peer), key,
-			       sizeof(union ib_gid));
 	case MATCH_ADDR:
-		return same_peer(conn, key);
+		cp = ipoib_cm_peer_find(priv, key);
+		return cp ? peer_older(cp, upto) : NULL;
+	case MATCH_GID:
+		rcu_read_lock();
+		rhl_for_each_entry_rcu(cp, pos, ipoib_cm_peers_at(priv, key),
+				       gid_node) {
+			conn = peer_older(cp, upto);
+			if (conn)
+				break;
+		}
+		rcu_read_unlock();
+		return conn;
 	default:
-		return true;
+		list_for_each_entry(conn, &priv->cm->conns, link)
+			if (conn->seq <= upto)
+				return conn_get(conn);
+		return NULL;
 	}
 }
 
@@ -438,7 +468,7 @@ static bool conn_matches(const struct ipoib_cm_conn *conn,
 static unsigned int end_older(struct ipoib_dev *priv, enum conn_match how,
 			      const void *key, u8 rej_reason)
 {
-	struct ipoib_cm_conn *conn, *found;
+	struct ipoib_cm_conn *found;
 	unsigned int n = 0;
 	u64 upto;
 
@@ -446,14 +476,8 @@ static unsigned int end_older(struct ipoib_dev *priv, enum conn_match how,
 	upto = priv->cm->last_seq;
 	spin_unlock_bh(&priv->lock);
 	for (;;) {
-		found = NULL;
 		spin_lock_bh(&priv->lock);
-		list_for_each_entry(conn, &priv->cm->conns, link) {
-			if (conn->seq <= upto && conn_matches(conn, how, key)) {
-				found = conn_get(conn);
-				break;
-			}
-		}
+		found = older_match(priv, how, key, upto);
 		spin_unlock_bh(&priv->lock);
 		if (!found)
 			return n;
@@ -470,7 +494,7 @@ static unsigned int end_older(struct ipoib_dev *priv, enum conn_match how,
 void ipoib_cm_peer_moved(struct ipoib_dev *priv, const union ib_gid *gid)
 {
 	if (priv->cm)
-		end_older(priv, MATCH_GID, gid->raw, IB_CM_REJ_INVALID_LID);
+		end_older(priv, MATCH_GID, gid, IB_CM_REJ_INVALID_LID);
 }
 
 /*
@@ -513,19 +537,13 @@ static struct notifier_block cm_neigh_nb = {
 
 /*
  * The peer has shown it takes connections again (one of ours came up, or
- * it sent a REQ), so its neighbours stop backing off.
+ * it sent a REQ), so it stops backing off.
  */
-static void peer_back(struct ipoib_dev *priv, const u8 *peer)
+static void peer_back(struct ipoib_dev *priv, struct ipoib_cm_peer *cp)
 {
-	struct ipoib_neigh *neigh;
-
 	lockdep_assert_held(&priv->lock);
-	list_for_each_entry(neigh, &priv->neigh_list, all_link) {
-		if (!same_peer_addr(neigh->daddr, peer))
-			continue;
-		neigh->cm_backoff = 0;
-		neigh->cm_retry_at = jiffies;
-	}
+	cp->backoff = 0;
+	cp->retry_at = jiffies;
 }
 
 /* The connection carries traffic: send what waited for it. */
@@ -542,9 +560,15 @@ static void conn_set_live(struct ipoib_cm_conn *conn)
 	}
 	conn_set_state(conn, IPOIB_CM_LIVE);
 	conn->live_since = jiffies;
+	/* From now on the timer looks for idleness. */
+	if (ipoib_cm_idle_timeout)
+		mod_timer(&conn->timer,
+			  jiffies + ipoib_cm_idle_timeout * HZ + 1);
+	else
+		del_timer(&conn->timer);
 	ipoib_count(priv, IPOIB_CNT_CM_CONNECTIONS);
 	ipoib_count(priv, IPOIB_CNT_CM_ESTABLISHED);
-	peer_back(priv, conn->peer);
+	peer_back(priv, conn->cp);
 	ipoib_waitq_splice(priv, &conn->queue, &q);
 	spin_unlock_bh(&priv->lock);
 	ipoib_cm_touch(conn);
@@ -816,6 +840,8 @@ static void conn_destroy(struct ipoib_cm_conn *conn)
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
 
 	WARN_ON_ONCE(READ_ONCE(conn->state) != IPOIB_CM_DEAD);
+	/* Dead, so nothing arms it again. */
+	del_timer_sync(&conn->timer);
 	/* No transmit still holds the pointer it read before the kill. */
 	netif_tx_lock_bh(priv->dev);
 	netif_tx_unlock_bh(priv->dev);
@@ -924,13 +950,13 @@ static int conn_accept(struct ipoib_cm_conn *conn)
  * reference taken.
  */
 static struct ipoib_cm_conn *pending_req(struct ipoib_dev *priv,
-					 const u8 *peer)
+					 struct ipoib_cm_peer *cp)
 {
 	struct ipoib_cm_conn *conn;
 
 	lockdep_assert_held(&priv->lock);
-	list_for_each_entry(conn, &priv->cm->conns, link)
-		if (conn->initiator && conn->shared && same_peer(conn, peer) &&
+	list_for_each_entry(conn, &cp->conns, peer_link)
+		if (conn->initiator && conn->shared &&
 		    (conn->state == IPOIB_CM_CONNECTING ||
 		     conn->state == IPOIB_CM_WAIT_PEER))
 			return conn_get(conn);
@@ -942,13 +968,13 @@ static struct ipoib_cm_conn *pending_req(struct ipoib_dev *priv,
  * crossed it was sent before the peer's REP, but the CM may hand it to us
  * after: it lost the crossing, and the peer has let it go already.
  */
-static bool req_just_won(struct ipoib_dev *priv, const u8 *peer)
+static bool req_just_won(struct ipoib_dev *priv, struct ipoib_cm_peer *cp)
 {
 	struct ipoib_cm_conn *conn;
 
 	lockdep_assert_held(&priv->lock);
-	list_for_each_entry(conn, &priv->cm->conns, link)
-		if (conn->initiator && conn->shared && same_peer(conn, peer) &&
+	list_for_each_entry(conn, &cp->conns, peer_link)
+		if (conn->initiator && conn->shared &&
 		    conn->state == IPOIB_CM_LIVE &&
 		    time_before(jiffies,
 				conn->live_since + IPOIB_CM_PEER_WAIT))
@@ -957,14 +983,14 @@ static bool req_just_won(struct ipoib_dev *priv, const u8 *peer)
 }
 
 /* The shared connection we have with it already; a reference taken. */
-static struct ipoib_cm_conn *live_conn(struct ipoib_dev *priv, const u8 *peer)
+static struct ipoib_cm_conn *live_conn(struct ipoib_dev *priv,
+				       struct ipoib_cm_peer *cp)
 {
 	struct ipoib_cm_conn *conn;
 
 	lockdep_assert_held(&priv->lock);
-	list_for_each_entry(conn, &priv->cm->conns, link)
-		if (conn->shared && same_peer(conn, peer) &&
-		    conn->state == IPOIB_CM_LIVE)
+	list_for_each_entry(conn, &cp->conns, peer_link)
+		if (conn->shared && conn->state == IPOIB_CM_LIVE)
 			return conn_get(conn);
 	return NULL;
 }
@@ -973,14 +999,15 @@ static struct ipoib_cm_conn *live_conn(struct ipoib_dev *priv, const u8 *peer)
  * A REQ on this service ID shows the sender's form: learned under auto,
  * and whether the connection is shared follows as for our own REQs.
  */
-static bool req_shared(struct ipoib_dev *priv, const u8 *peer, bool sid_rfc)
+static bool req_shared(struct ipoib_dev *priv, struct ipoib_cm_peer *cp,
+		       bool sid_rfc)
 {
 	enum ipoib_cm_peer_form form = sid_rfc ? IPOIB_CM_PEER_RFC :
 					IPOIB_CM_PEER_LINUX;
 	bool unused, shared;
 
 	if (ipoib_cm_policy == IPOIB_CM_POLICY_AUTO)
-		learn_peer_form(priv, peer, form);
+		learn_peer_form(priv, cp, form);
 	ipoib_cm_req_form(ipoib_cm_policy, form, sid_rfc, &unused, &shared);
 	return shared;
 }
@@ -998,6 +1025,7 @@ static int handle_req(struct ipoib_dev *priv, struct ib_cm_id *id,
 	const union ib_gid *gid = &req->primary_path->dgid;
 	bool sid_rfc = req->listen_id == priv->cm->listen[1];
 	struct ipoib_cm_conn *conn, *old = NULL;
+	struct ipoib_cm_peer *cp;
 	unsigned int qpn, rx_mtu;
 	u8 peer[IPOIB_ALEN];
 	bool shared;
@@ -1037,16 +1065,25 @@ static int handle_req(struct ipoib_dev *priv, struct ib_cm_id *id,
 			 "not in connected mode");
 		return -EINVAL;
 	}
-	shared = req_shared(priv, peer, sid_rfc);
+	/* Our reference, until the connection holds its own. */
+	cp = ipoib_cm_peer_get(priv, peer);
+	if (!cp) {
+		spin_unlock_bh(&priv->lock);
+		send_rej(priv, id, gid, IB_CM_REJ_NO_RESOURCES,
+			 "no memory for the peer");
+		return -ENOMEM;
+	}
+	shared = req_shared(priv, cp, sid_rfc);
 	if (shared) {
 		/* RFC 4755 3.3: the smaller address accepts. */
 		bool larger = ipoib_addr_cmp_noflags(priv->dev->dev_addr,
 						     peer) > 0;
 
-		old = pending_req(priv, peer);
-		if (old || (larger && req_just_won(priv, peer))) {
+		old = pending_req(priv, cp);
+		if (old || (larger && req_just_won(priv, cp))) {
 			ipoib_count(priv, IPOIB_CNT_CM_CROSSINGS);
 			if (larger) {
+				ipoib_cm_peer_put(cp);
 				spin_unlock_bh(&priv->lock);
 				if (old)
 					conn_put(old);
@@ -1058,10 +1095,11 @@ static int handle_req(struct ipoib_dev *priv, struct ib_cm_id *id,
 			}
 		} else {
 			/* The peer starts afresh: the old one is stale. */
-			old = live_conn(priv, peer);
+			old = live_conn(priv, cp);
 		}
 	}
-	conn = conn_new(priv, peer, false, shared);
+	conn = conn_new(priv, cp, peer, false, shared);
+	ipoib_cm_peer_put(cp);
 	if (IS_ERR(conn)) {
 		spin_unlock_bh(&priv->lock);
 		if (old)
@@ -1078,7 +1116,7 @@ static int handle_req(struct ipoib_dev *priv, struct ib_cm_id *id,
 	conn->remote_qpn = req->remote_qpn;
 	conn->id = id;
 	id->context = conn;
-	peer_back(priv, peer);
+	peer_back(priv, conn->cp);
 	spin_unlock_bh(&priv->lock);
 
 	if (old)
@@ -1165,8 +1203,9 @@ static void handle_rej(struct ipoib_cm_conn *conn,
 			ipoib_count(priv, IPOIB_CNT_CM_REJ_SERVICE_ID);
 		if (ipoib_cm_policy == IPOIB_CM_POLICY_AUTO) {
 			spin_lock_bh(&priv->lock);
-			learn_peer_form(priv, conn->peer, conn->sid_rfc ?
-					IPOIB_CM_PEER_LINUX :
+			learn_peer_form(priv,
+					ipoib_cm_peer_find(priv, conn->peer),
+					conn->sid_rfc ? IPOIB_CM_PEER_LINUX :
 					IPOIB_CM_PEER_UNKNOWN);
 			spin_unlock_bh(&priv->lock);
 			if (conn->sid_rfc) {
@@ -1186,6 +1225,7 @@ static void handle_rej(struct ipoib_cm_conn *conn,
 		if (conn->state == IPOIB_CM_CONNECTING) {
 			conn_set_state(conn, IPOIB_CM_WAIT_PEER);
 			conn->deadline = jiffies + IPOIB_CM_PEER_WAIT;
+			mod_timer(&conn->timer, conn->deadline + 1);
 		}
 		spin_unlock_bh(&priv->lock);
 		return;
@@ -1232,28 +1272,41 @@ static int cm_handler(struct ib_cm_id *id, const struct ib_cm_event *ev)
 }
 
 /*
- * A connection whose time is up, a reference taken: idle, or still not up
- * by its deadline (connecting: counted; a lost crossing whose winner
- * never came).  *failed: the peer gets datagrams for a while.
+ * A connection's time is up: idle, or still not up by its deadline
+ * (connecting: counted; a lost crossing whose winner never came), when
+ * the peer gets datagrams for a while.  Each connection has its own
+ * timer, so no walk finds them.  The destroy waits for it, and no one
+ * arms it once the connection is dead: the connection's own reference
+ * covers it.
  */
-static struct ipoib_cm_conn *reap_next(struct ipoib_dev *priv, bool *failed)
+static void conn_timer(struct timer_list *t)
 {
+	struct ipoib_cm_conn *conn = from_timer(conn, t, timer);
 	unsigned long idle = ipoib_cm_idle_timeout * HZ;
-	struct ipoib_cm_conn *conn;
+	struct ipoib_dev *priv = conn->priv;
+	unsigned long due;
+	bool failed;
 
-	lockdep_assert_held(&priv->lock);
-	list_for_each_entry(conn, &priv->cm->conns, link) {
-		if (conn->state == IPOIB_CM_LIVE) {
-			if (!idle || time_before_eq(jiffies,
-						    READ_ONCE(conn->last_used) +
-						    idle))
-				continue;
-			ipoib_count(priv, IPOIB_CNT_CM_REAPED);
-			*failed = false;
-			return conn_get(conn);
+	spin_lock_bh(&priv->lock);
+	switch (conn->state) {
+	case IPOIB_CM_DEAD:
+		goto out;
+	case IPOIB_CM_LIVE:
+		if (!idle)
+			goto out;
+		due = READ_ONCE(conn->last_used) + idle;
+		if (time_before_eq(jiffies, due)) {
+			mod_timer(t, due + 1);
+			goto out;
 		}
-		if (time_before_eq(jiffies, conn->deadline))
-			continue;
+		ipoib_count(priv, IPOIB_CNT_CM_REAPED);
+		failed = false;
+		break;
+	default:
+		if (time_before_eq(jiffies, conn->deadline)) {
+			mod_timer(t, conn->deadline + 1);
+			goto out;
+		}
 		if (conn->state == IPOIB_CM_CONNECTING) {
 			ipoib_count(priv, IPOIB_CNT_CM_CONNECT_TIMEOUTS);
 			net_info_ratelimited("%s: connection to %pI6 not up after %u s; datagrams for it\n",
@@ -1261,50 +1314,36 @@ static struct ipoib_cm_conn *reap_next(struct ipoib_dev *priv, bool *failed)
 					     ipoib_addr_gid(conn->peer),
 					     IPOIB_CM_CONNECT_TIMEOUT / HZ);
 		}
-		*failed = true;
-		return conn_get(conn);
+		failed = true;
 	}
-	return NULL;
-}
-
-/* Once a second, while connected mode runs. */
-static void reap_task(struct work_struct *work)
-{
-	struct ipoib_cm_dev *cm = container_of(to_delayed_work(work),
-					       struct ipoib_cm_dev, reap_task);
-	struct ipoib_dev *priv = cm->priv;
-	struct ipoib_cm_conn *victim;
-	bool failed;
-
-	for (;;) {
-		spin_lock_bh(&priv->lock);
-		victim = reap_next(priv, &failed);
-		spin_unlock_bh(&priv->lock);
-		if (!victim)
-			break;
-		conn_end_put(victim, failed, IB_CM_REJ_TIMEOUT);
-	}
-
-	if (ipoib_cm_active(priv))
-		queue_delayed_work(ipoib_cm_wq, &cm->reap_task, HZ);
+	spin_unlock_bh(&priv->lock);
+	conn_end(conn, failed, IB_CM_REJ_TIMEOUT);
+	return;
+out:
+	spin_unlock_bh(&priv->lock);
 }
 
 int ipoib_cm_dev_init(struct ipoib_dev *priv)
 {
 	struct ipoib_cm_dev *cm;
+	int ret;
 
 	if (!rdma_cap_ib_cm(priv->ca, priv->port))
 		return 0;
 	cm = kzalloc(sizeof(*cm), GFP_KERNEL);
 	if (!cm)
 		return -ENOMEM;
+	ret = ipoib_cm_peer_table_init(cm);
+	if (ret) {
+		kfree(cm);
+		return ret;
+	}
 	cm->priv = priv;
 	cm->conn_kill = ipoib_cm_conn_kill;
 	INIT_LIST_HEAD(&cm->conns);
 	INIT_LIST_HEAD(&cm->cqs);
 	mutex_init(&cm->cq_lock);
 	netif_napi_add(priv->dev, &cm->napi, ipoib_cm_poll);
-	INIT_DELAYED_WORK(&cm->reap_task, reap_task);
 	priv->cm = cm;
 	return 0;
 }
@@ -1314,6 +1353,7 @@ void ipoib_cm_dev_cleanup(struct ipoib_dev *priv)
 	if (priv->cm) {
 		netif_napi_del(&priv->cm->napi);
 		mutex_destroy(&priv->cm->cq_lock);
+		ipoib_cm_peer_table_destroy(priv->cm);
 	}
 	kfree(priv->cm);
 	priv->cm = NULL;
@@ -1368,7 +1408,6 @@ int ipoib_cm_up(struct ipoib_dev *priv)
 			goto fail;
 	}
 	set_bit(IPOIB_CM_RUNNING, &priv->flags);
-	queue_delayed_work(ipoib_cm_wq, &cm->reap_task, HZ);
 	return 0;
 
 fail:
@@ -1411,7 +1450,6 @@ void ipoib_cm_down(struct ipoib_dev *priv)
 	if (!cm || !test_and_clear_bit(IPOIB_CM_RUNNING, &priv->flags))
 		return;
 	stop_listening(cm);
-	cancel_delayed_work_sync(&cm->reap_task);
 	/* Not running: a send that raced with the bit makes the last one. */
 	while (end_older(priv, MATCH_ALL, NULL, IB_CM_REJ_NO_RESOURCES))
 		;
@@ -1447,5 +1485,68 @@ void ipoib_cm_debugfs_show(struct seq_file *m, struct ipoib_dev *priv)
 			   conn->initiator ? "initiator" : "passive",
 			   conn->shared ? "shared" : "oneway",
 			   conn->sid_rfc ? "rfc" : "linux");
+	spin_unlock_bh(&priv->lock);
+}
+
+static const char *const form_names[] = {
+	[IPOIB_CM_PEER_UNKNOWN] = "unknown",
+	[IPOIB_CM_PEER_LINUX] = "linux",
+	[IPOIB_CM_PEER_RFC] = "rfc",
+};
+
+/* Do both lookups find the peer?  debugfs's check of the table. */
+static const char *peer_lookup_check(struct ipoib_dev *priv,
+				     struct ipoib_cm_peer *cp)
+{
+	const union ib_gid *gid =
+		(const union ib_gid *)ipoib_addr_gid(cp->addr);
+	struct ipoib_cm_peer *at;
+	struct rhlist_head *pos;
+	bool by_gid = false;
+
+	if (ipoib_cm_peer_find(priv, cp->addr) != cp)
+		return "addr-miss";
+	rcu_read_lock();
+	rhl_for_each_entry_rcu(at, pos, ipoib_cm_peers_at(priv, gid), gid_node)
+		by_gid |= at == cp;
+	rcu_read_unlock();
+	return by_gid ? "ok" : "gid-miss";
+}
+
+/* The peer table: one line per peer, and whether the lookups find it. */
+void ipoib_cm_peers_show(struct seq_file *m, struct ipoib_dev *priv)
+{
+	struct ipoib_cm_dev *cm = priv->cm;
+	struct ipoib_cm_peer *cp;
+	struct ipoib_cm_conn *tx;
+	unsigned int n = 0;
+
+	if (!cm) {
+		seq_puts(m, "# connected mode unsupported on this port\n");
+		return;
+	}
+	spin_lock_bh(&priv->lock);
+	list_for_each_entry(cp, &cm->peer_list, all_link)
+		n++;
+	/* A GID that several peers share is one key of its index. */
+	seq_printf(m, "# %u peers, %u by address, at %u GIDs\n", n,
+		   atomic_read(&cm->peers.nelems),
+		   atomic_read(&cm->peers_by_gid.ht.nelems));
+	seq_puts(m, "peer lookup form form_age_s backoff_ms retry_in_ms conns sending\n");
+	list_for_each_entry(cp, &cm->peer_list, all_link) {
+		tx = rcu_dereference_protected(cp->tx,
+					       lockdep_is_held(&priv->lock));
+		seq_printf(m, "%*phC %s %s %u %u %u %u %s\n",
+			   IPOIB_ALEN, cp->addr,
+			   peer_lookup_check(priv, cp),
+			   form_names[cp->form],
+			   cp->form_at ?
+			   jiffies_to_msecs(jiffies - cp->form_at) / 1000 : 0,
+			   jiffies_to_msecs(cp->backoff),
+			   time_after(cp->retry_at, jiffies) ?
+			   jiffies_to_msecs(cp->retry_at - jiffies) : 0,
+			   cp->nr_conns,
+			   tx ? conn_state_name(tx->state) : "none");
+	}
 	spin_unlock_bh(&priv->lock);
 }

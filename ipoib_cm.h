@@ -8,7 +8,19 @@
  * (RFC 4755 3.3); otherwise each end sends only on the one it opened, as
  * the in-tree driver does.  The policy decides which: "compatible" never
  * shares, "rfc" always does, "auto" shares with peers that use the RFC's
- * service ID and learns per peer (the neighbour's cm_peer_form).
+ * service ID and learns per peer.
+ *
+ * What connected mode knows of a peer (the interface at a link address,
+ * flags aside) is in one struct ipoib_cm_peer per peer: what it showed
+ * of itself, its backoff, the connection we send to it on and every
+ * connection to or from it.  Peers are found by address in cm->peers and
+ * by GID in cm->peers_by_gid (a GID is not one peer: a host's P_Key
+ * children share it, and a reloaded peer comes back with another QPN),
+ * so no event walks every connection or neighbour (ipoib_cm_peer.c).  A
+ * peer holds a reference for each neighbour that points at it and each
+ * connection linked to it; the last one unhashes it, under priv->lock,
+ * and frees it after an RCU grace period: the transmit path reads
+ * neigh->cm_peer, then peer->tx, under RCU.
  *
  * Connections share a few CQs per interface (ipoib_cm_cq.c), which one
  * NAPI instance polls: a QP's sends and receives complete on the same CQ,
@@ -75,8 +87,8 @@ enum ipoib_cm_policy {
 };
 
 /*
- * What a peer has shown of itself (auto policy), kept with the neighbour
- * with the time it was learned.
+ * What a peer has shown of itself (auto policy), kept with its
+ * struct ipoib_cm_peer with the time it was learned.
  */
 enum ipoib_cm_peer_form {
 	IPOIB_CM_PEER_UNKNOWN,		/* REQ to the RFC service ID first */
@@ -112,10 +124,32 @@ struct ipoib_cm_cq {
 	unsigned int nr_conns;
 };
 
+/* A peer and what we know of it; see the top of this file. */
+struct ipoib_cm_peer {
+	u8 addr[IPOIB_ALEN];		/* flags zeroed; the key from addr[1] */
+	struct rhash_head node;		/* cm->peers, by QPN and GID */
+	struct rhlist_head gid_node;	/* cm->peers_by_gid */
+	struct list_head all_link;	/* cm->peer_list */
+	struct ipoib_dev *priv;
+	struct kref ref;		/* taken and dropped under priv->lock */
+	/* The rest under priv->lock; tx read under RCU too. */
+	struct ipoib_cm_conn __rcu *tx;	/* the one we send on, if any */
+	struct list_head conns;		/* every linked one, to or from it */
+	unsigned int nr_conns;
+	unsigned long retry_at;		/* after a failure: UD until then */
+	unsigned long backoff;
+	u8 form;			/* enum ipoib_cm_peer_form */
+	unsigned long form_at;		/* ... learned then */
+	struct rcu_head rcu;
+};
+
 struct ipoib_cm_conn {
 	struct ipoib_dev *priv;
 	struct kref ref;		/* see the top of this file */
 	struct list_head link;		/* cm->conns, under priv->lock */
+	/* Its peer, holding a reference while linked (not DEAD). */
+	struct ipoib_cm_peer *cp;
+	struct list_head peer_link;	/* cp->conns, under priv->lock */
 	struct ib_cm_id *id;
 	struct ib_qp *qp;
 	struct ipoib_cm_cq *cq;		/* sends and receives complete here */
@@ -137,6 +171,7 @@ struct ipoib_cm_conn {
 	u64 seq;			/* made after every lower one */
 	unsigned long created;
 	unsigned long deadline;		/* connecting or wait-peer ends by then */
+	struct timer_list timer;	/* the deadline, or idle when live */
 	unsigned long live_since;
 	unsigned long last_used;	/* last send or receive */
 	struct ipoib_waitq queue;	/* sends waiting for LIVE */
@@ -168,8 +203,12 @@ struct ipoib_cm_conn {
 struct ipoib_cm_dev {
 	struct ipoib_dev *priv;
 	struct ib_cm_id *listen[2];	/* in-tree and RFC service IDs */
-	struct list_head conns;		/* under priv->lock */
+	struct list_head conns;		/* under priv->lock: interface-wide */
 	unsigned int nr_conns;
+	/* Peers (ipoib_cm_peer.c), changed under priv->lock. */
+	struct rhashtable peers;	/* by address, flags aside */
+	struct rhltable peers_by_gid;
+	struct list_head peer_list;	/* debugfs and teardown walk this */
 	u64 last_seq;			/* the newest connection's seq */
 	struct ipoib_rx_pages pages;	/* what receive buffers are made of */
 	struct ib_srq *srq;		/* NULL: per-QP rings */
@@ -181,7 +220,6 @@ struct ipoib_cm_dev {
 	struct napi_struct napi;	/* polls every CQ in cqs */
 	/* The poll's alone: on the stack it would be zeroed on every poll. */
 	struct ib_wc wcs[IPOIB_POLL_BATCH];
-	struct delayed_work reap_task;
 	/*
 	 * A receive failed: the connection ends (ipoib_cm_conn_kill()).
 	 * Handed down by ipoib_cm.c to the receive side below it.
@@ -206,6 +244,17 @@ void ipoib_cm_rx_ring_free(struct ipoib_cm_conn *conn);
 u64 ipoib_cm_rx_pages_new(struct ipoib_dev *priv);
 unsigned int ipoib_cm_rx_mtu(const struct ipoib_dev *priv);
 
+/* ipoib_cm_peer.c */
+int ipoib_cm_peer_table_init(struct ipoib_cm_dev *cm);
+void ipoib_cm_peer_table_destroy(struct ipoib_cm_dev *cm);
+struct ipoib_cm_peer *ipoib_cm_peer_find(struct ipoib_dev *priv,
+					 const u8 *addr);
+struct rhlist_head *ipoib_cm_peers_at(struct ipoib_dev *priv,
+				      const union ib_gid *gid);
+struct ipoib_cm_peer *ipoib_cm_peer_get(struct ipoib_dev *priv,
+					const u8 *addr);
+void ipoib_cm_peer_put(struct ipoib_cm_peer *peer);
+
 /* ipoib_cm.c */
 extern struct workqueue_struct *ipoib_cm_wq;
 void ipoib_cm_conn_kill(struct ipoib_cm_conn *conn, bool failed);
@@ -215,9 +264,9 @@ enum ipoib_cm_peer_form ipoib_cm_form_now(enum ipoib_cm_peer_form form,
 					  unsigned long learned,
 					  unsigned long now);
 struct ipoib_cm_conn *ipoib_cm_conn_start(struct ipoib_dev *priv,
-					  struct ipoib_neigh *neigh);
-struct ipoib_cm_conn *ipoib_cm_find_sendable(struct ipoib_dev *priv,
-					     const u8 *peer);
+					  struct ipoib_neigh *neigh,
+					  struct ipoib_cm_peer *peer);
+struct ipoib_cm_conn *ipoib_cm_find_sendable(struct ipoib_cm_peer *peer);
 int ipoib_cm_check_params(void);
 int ipoib_cm_module_init(void);
 void ipoib_cm_module_exit(void);
@@ -231,6 +280,7 @@ void ipoib_cm_port_back(struct ipoib_dev *priv);
 void ipoib_cm_peer_moved(struct ipoib_dev *priv, const union ib_gid *gid);
 struct seq_file;
 void ipoib_cm_debugfs_show(struct seq_file *m, struct ipoib_dev *priv);
+void ipoib_cm_peers_show(struct seq_file *m, struct ipoib_dev *priv);
 
 /* ipoib_cm_tx.c */
 bool ipoib_cm_xmit(struct ipoib_dev *priv, struct ipoib_neigh *neigh,

@@ -158,34 +158,54 @@ static bool peer_wants_cm(const u8 *daddr)
  * the packet should go over UD for now.
  */
 static struct ipoib_cm_conn *conn_for(struct ipoib_dev *priv,
-				      struct ipoib_neigh *neigh)
+				      struct ipoib_neigh *neigh,
+				      struct ipoib_cm_peer *cp)
 {
 	struct ipoib_cm_conn *conn;
 
 	lockdep_assert_held(&priv->lock);
-	conn = rcu_dereference_protected(neigh->cm,
-					 lockdep_is_held(&priv->lock));
+	conn = rcu_dereference_protected(cp->tx, lockdep_is_held(&priv->lock));
 	if (conn && conn->state != IPOIB_CM_DEAD)
 		return conn;
-	conn = ipoib_cm_find_sendable(priv, neigh->daddr);
+	conn = ipoib_cm_find_sendable(cp);
 	if (!conn) {
-		if (time_before(jiffies, neigh->cm_retry_at) || !neigh->path ||
+		if (time_before(jiffies, cp->retry_at) || !neigh->path ||
 		    !neigh->path->valid)
 			return NULL;
-		conn = ipoib_cm_conn_start(priv, neigh);
+		conn = ipoib_cm_conn_start(priv, neigh, cp);
 		if (!conn) {
 			/* No room now: datagrams for a while. */
-			neigh->cm_backoff = ipoib_backoff_next(neigh->cm_backoff,
-							       IPOIB_CM_RETRY_MIN,
-							       IPOIB_CM_RETRY_MAX);
-			neigh->cm_retry_at = jiffies + neigh->cm_backoff;
+			cp->backoff = ipoib_backoff_next(cp->backoff,
+							 IPOIB_CM_RETRY_MIN,
+							 IPOIB_CM_RETRY_MAX);
+			cp->retry_at = jiffies + cp->backoff;
 			return NULL;
 		}
 		conn->path = neigh->path->rec;
 		queue_work(ipoib_cm_wq, &conn->work);
 	}
-	rcu_assign_pointer(neigh->cm, conn);
+	rcu_assign_pointer(cp->tx, conn);
 	return conn;
+}
+
+/*
+ * The neighbour's entry in the peer table, found or made and then kept
+ * (a reference the neighbour drops when it dies); NULL without memory.
+ */
+static struct ipoib_cm_peer *neigh_peer(struct ipoib_dev *priv,
+					struct ipoib_neigh *neigh)
+{
+	struct ipoib_cm_peer *cp;
+
+	lockdep_assert_held(&priv->lock);
+	cp = rcu_dereference_protected(neigh->cm_peer,
+				       lockdep_is_held(&priv->lock));
+	if (cp)
+		return cp;
+	cp = ipoib_cm_peer_get(priv, neigh->daddr);
+	if (cp)
+		rcu_assign_pointer(neigh->cm_peer, cp);
+	return cp;
 }
 
 /*
@@ -196,7 +216,8 @@ static struct ipoib_cm_conn *conn_for(struct ipoib_dev *priv,
 bool ipoib_cm_xmit(struct ipoib_dev *priv, struct ipoib_neigh *neigh,
 		   struct sk_buff *skb)
 {
-	struct ipoib_cm_conn *conn;
+	struct ipoib_cm_conn *conn = NULL;
+	struct ipoib_cm_peer *cp;
 
 	ipoib_assert_tx_locked(priv);
 	RCU_LOCKDEP_WARN(!rcu_read_lock_any_held(), "connected-mode send outside RCU");
@@ -204,7 +225,9 @@ bool ipoib_cm_xmit(struct ipoib_dev *priv, struct ipoib_neigh *neigh,
 		return false;
 	if (!peer_wants_cm(neigh->daddr))
 		return ud_too_big(priv, skb);
-	conn = rcu_dereference(neigh->cm);
+	cp = rcu_dereference(neigh->cm_peer);
+	if (likely(cp))
+		conn = rcu_dereference(cp->tx);
 	if (likely(conn && READ_ONCE(conn->state) == IPOIB_CM_LIVE &&
 		   conn->can_send)) {
 		ipoib_neigh_touch(neigh);
@@ -219,7 +242,8 @@ bool ipoib_cm_xmit(struct ipoib_dev *priv, struct ipoib_neigh *neigh,
 		spin_unlock_bh(&priv->lock);
 		return ud_too_big(priv, skb);
 	}
-	conn = conn_for(priv, neigh);
+	cp = neigh_peer(priv, neigh);
+	conn = cp ? conn_for(priv, neigh, cp) : NULL;
 	if (!conn) {
 		spin_unlock_bh(&priv->lock);
 		return ud_too_big(priv, skb);
@@ -235,7 +259,7 @@ bool ipoib_cm_xmit(struct ipoib_dev *priv, struct ipoib_neigh *neigh,
 	 * until it is up, rather than another wait of up to
 	 * IPOIB_CM_CONNECT_TIMEOUT.  Only a first try holds packets.
 	 */
-	if (neigh->cm_backoff) {
+	if (cp->backoff) {
 		spin_unlock_bh(&priv->lock);
 		return ud_too_big(priv, skb);
 	}

@@ -7,6 +7,9 @@
  *   neighs  link addresses: flags:QPN:GID, AH, queued packets, idle time
  *   cm      connected mode: settings, then one line per connection: peer,
  *           QPNs, RC/UC, MTU, age, idle time, state, who initiated it
+ *   cm_peers  connected mode's peer table: one line per peer: address,
+ *           whether both lookups find it, form learned and its age,
+ *           backoff, connections, the state of the one we send on
  *   sendonly_idle_s  (read-write) seconds a send-only group may go unused
  *           before it is left, checked every 10 s (default 60)
  *
@@ -169,6 +172,13 @@ static int cm_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(cm);
 
+static int cm_peers_show(struct seq_file *m, void *v)
+{
+	ipoib_cm_peers_show(m, m->private);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(cm_peers);
+
 /* The interface's name, or with its QPN added if that name is taken. */
 static struct dentry *make_dir(struct ipoib_dev *priv)
 {
@@ -200,6 +210,7 @@ void ipoib_debugfs_add(struct ipoib_dev *priv)
 	debugfs_create_file("paths", 0444, dir, priv, &paths_fops);
 	debugfs_create_file("neighs", 0444, dir, priv, &neighs_fops);
 	debugfs_create_file("cm", 0444, dir, priv, &cm_fops);
+	debugfs_create_file("cm_peers", 0444, dir, priv, &cm_peers_fops);
 	debugfs_create_u32("sendonly_idle_s", 0600, dir, &priv->sendonly_idle_s);
 	priv->debugfs = dir;
 }

@@ -172,6 +172,14 @@ ipoib_fault_rhashtable_init(struct rhashtable *ht,
 	       rhashtable_init(ht, params);
 }
 
+static __always_inline int
+ipoib_fault_rhltable_init(struct rhltable *hlt,
+			  const struct rhashtable_params *params)
+{
+	return ipoib_fault_alloc("rhltable_init", 1) ? -ENOMEM :
+	       rhltable_init(hlt, params);
+}
+
 /* A new entry may need a bigger (or a nested) bucket table. */
 static __always_inline void *
 ipoib_fault_rhashtable_lookup_get_insert_fast(struct rhashtable *ht,
@@ -180,6 +188,14 @@ ipoib_fault_rhashtable_lookup_get_insert_fast(struct rhashtable *ht,
 {
 	return ipoib_fault_alloc("rhashtable_insert", 1) ? ERR_PTR(-ENOMEM) :
 	       rhashtable_lookup_get_insert_fast(ht, obj, params);
+}
+
+static __always_inline int
+ipoib_fault_rhltable_insert(struct rhltable *hlt, struct rhlist_head *list,
+			    const struct rhashtable_params params)
+{
+	return ipoib_fault_alloc("rhltable_insert", 1) ? -ENOMEM :
+	       rhltable_insert(hlt, list, params);
 }
 
 static __always_inline struct ib_pd *
@@ -351,6 +367,11 @@ ipoib_fault_ib_sa_path_rec_get(struct ib_sa_client *client,
 #undef rhashtable_lookup_get_insert_fast
 #define rhashtable_lookup_get_insert_fast(ht, obj, params) \
 	ipoib_fault_rhashtable_lookup_get_insert_fast(ht, obj, params)
+#undef rhltable_init
+#define rhltable_init(hlt, params) ipoib_fault_rhltable_init(hlt, params)
+#undef rhltable_insert
+#define rhltable_insert(hlt, list, params) \
+	ipoib_fault_rhltable_insert(hlt, list, params)
 #undef ib_alloc_pd
 #define ib_alloc_pd(ca, flags) ipoib_fault_ib_alloc_pd(ca, flags)
 #undef ib_create_cq

@@ -8,6 +8,7 @@
 #include <linux/slab.h>
 #include "ipoib.h"
 #include "ipoib_ah.h"
+#include "ipoib_cm.h"
 #include "ipoib_neigh.h"
 #include "ipoib_waitq.h"
 
@@ -83,10 +84,11 @@ static void neigh_free_rcu(struct rcu_head *head)
 	kfree(neigh);
 }
 
-/* Unhash, drop what waits, free after a grace period. */
+/* Unhash, drop what waits and its peer, free after a grace period. */
 void ipoib_neigh_kill(struct ipoib_neigh *neigh)
 {
 	struct ipoib_dev *priv = neigh->priv;
+	struct ipoib_cm_peer *cp;
 
 	lockdep_assert_held(&priv->lock);
 	if (neigh->dead)
@@ -97,6 +99,13 @@ void ipoib_neigh_kill(struct ipoib_neigh *neigh)
 	list_del_init(&neigh->owner_link);
 	neigh->path = NULL;
 	neigh->mcast = NULL;
+	/* A transmit under RCU may still read it: the peer is freed after. */
+	cp = rcu_dereference_protected(neigh->cm_peer,
+				       lockdep_is_held(&priv->lock));
+	if (cp) {
+		RCU_INIT_POINTER(neigh->cm_peer, NULL);
+		ipoib_cm_peer_put(cp);
+	}
 	ipoib_waitq_purge(priv, &neigh->queue);
 	call_rcu(&neigh->rcu, neigh_free_rcu);
 }

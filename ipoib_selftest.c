@@ -3,11 +3,12 @@
  * Self-tests of the driver's pure rules, run at load with selftest=1: send
  * ring arithmetic across the wrap of its counters, backoff, the connected
  * mode's choice of service ID and sharing and how long it believes what it
- * learned of a peer, and a sample of the wire rules as this kernel's
+ * learned of a peer, its peer table's lookups, and a sample of the wire rules as this kernel's
  * compiler built them (tests/unit has the full set, in userspace).  A
  * failure names the check and refuses the load.
  */
 #include <linux/module.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 #include "ipoib_cm.h"
 #include "ipoib_selftest.h"
@@ -109,6 +110,91 @@ static void form_rules(struct selftest *st)
 	}
 }
 
+/*
+ * The peer table on a scratch interface: GIDs times QPNs peers, each
+ * found by its address whatever the flags, and by its GID with exactly
+ * the others at that GID; the last reference takes each out of both.
+ */
+#define ST_GIDS	8
+#define ST_QPNS	4
+static void peer_table_rules(struct selftest *st)
+{
+	struct ipoib_cm_peer *p[ST_GIDS][ST_QPNS], *at;
+	union ib_gid gid = { .raw = { 0xfe, 0x80 } };
+	struct ipoib_dev *priv;
+	struct rhlist_head *pos;
+	unsigned int g, q, n;
+	u8 a[IPOIB_ALEN];
+	bool ok = true;
+
+	priv = kzalloc(sizeof(*priv), GFP_KERNEL);
+	if (priv)
+		priv->cm = kzalloc(sizeof(*priv->cm), GFP_KERNEL);
+	if (!priv || !priv->cm || ipoib_cm_peer_table_init(priv->cm)) {
+		CHECK(st, !"memory for the peer table");
+		if (priv)
+			kfree(priv->cm);
+		kfree(priv);
+		return;
+	}
+	spin_lock_init(&priv->lock);
+	spin_lock_bh(&priv->lock);
+	for (g = 0; g < ST_GIDS; g++)
+		for (q = 0; q < ST_QPNS; q++) {
+			gid.raw[15] = g;
+			ipoib_addr_make(a, IPOIB_FLAG_RC, 0x100 + q, gid.raw);
+			p[g][q] = ipoib_cm_peer_get(priv, a);
+			ok &= p[g][q] && ipoib_cm_peer_find(priv, a) == p[g][q];
+		}
+	CHECK(st, ok);
+	if (!ok)
+		goto out;
+	CHECK(st, atomic_read(&priv->cm->peers.nelems) == ST_GIDS * ST_QPNS);
+	/* Another flag is the same peer: one more reference, no new entry. */
+	gid.raw[15] = 3;
+	ipoib_addr_make(a, IPOIB_FLAG_RC | IPOIB_FLAG_UC, 0x102, gid.raw);
+	CHECK(st, ipoib_cm_peer_get(priv, a) == p[3][2]);
+	CHECK(st, kref_read(&p[3][2]->ref) == 2);
+	ipoib_cm_peer_put(p[3][2]);
+	ipoib_addr_make(a, 0, 0x100 + ST_QPNS, gid.raw);
+	CHECK(st, !ipoib_cm_peer_find(priv, a));	/* a QPN not there */
+	rcu_read_lock();
+	for (g = 0; g < ST_GIDS; g++) {
+		gid.raw[15] = g;
+		n = 0;
+		rhl_for_each_entry_rcu(at, pos, ipoib_cm_peers_at(priv, &gid),
+				       gid_node)
+			n += at == p[g][at->addr[3] & (ST_QPNS - 1)];
+		CHECK(st, n == ST_QPNS);
+	}
+	gid.raw[15] = ST_GIDS;
+	CHECK(st, !ipoib_cm_peers_at(priv, &gid));
+	rcu_read_unlock();
+	/* The last reference unhashes: the others stay found. */
+	ipoib_cm_peer_put(p[5][1]);
+	gid.raw[15] = 5;
+	ipoib_addr_make(a, 0, 0x101, gid.raw);
+	CHECK(st, !ipoib_cm_peer_find(priv, a));
+	n = 0;
+	rcu_read_lock();
+	rhl_for_each_entry_rcu(at, pos, ipoib_cm_peers_at(priv, &gid), gid_node)
+		n++;
+	rcu_read_unlock();
+	CHECK(st, n == ST_QPNS - 1);
+	p[5][1] = NULL;
+out:
+	for (g = 0; g < ST_GIDS; g++)
+		for (q = 0; q < ST_QPNS; q++)
+			if (p[g][q])
+				ipoib_cm_peer_put(p[g][q]);
+	CHECK(st, !atomic_read(&priv->cm->peers.nelems));
+	CHECK(st, list_empty(&priv->cm->peer_list));
+	spin_unlock_bh(&priv->lock);
+	ipoib_cm_peer_table_destroy(priv->cm);
+	kfree(priv->cm);
+	kfree(priv);
+}
+
 static void wire_rules(struct selftest *st)
 {
 	static const u8 gid[16] = { 0xfe, 0x80, [15] = 2 };
@@ -149,6 +235,7 @@ int ipoib_selftest_run(void)
 	backoff_rules(&st);
 	policy_rules(&st);
 	form_rules(&st);
+	peer_table_rules(&st);
 	wire_rules(&st);
 	if (st.failed) {
 		pr_err(DRV_NAME ": self-tests: %u of %u failed\n", st.failed,
