@@ -185,6 +185,8 @@ static int join_done(int status, struct ib_sa_multicast *multicast)
 	struct ipoib_neigh *neigh;
 	bool attached = false, is_bc;
 	struct sk_buff_head ready;
+	unsigned long retry_in;
+	union ib_gid mgid;
 
 	/* A fatal error on a joined group: everything is rejoined. */
 	if (status == -ENETRESET) {
@@ -212,12 +214,18 @@ static int join_done(int status, struct ib_sa_multicast *multicast)
 		if (is_bc)
 			mcast->create = !mcast->create;
 		ipoib_waitq_purge(priv, &mcast->queue);
+		/*
+		 * With sa cleared, a leave no longer waits for this callback
+		 * and may free the group as soon as the lock is dropped.
+		 */
+		mgid = mcast->mgid;
+		retry_in = mcast->backoff;
 		spin_unlock_bh(&priv->lock);
 		ipoib_count(priv, IPOIB_CNT_MCAST_JOIN_FAILURES);
 		net_info_ratelimited("%s: joining %pI6 failed (%d); retrying in %u ms\n",
-				     priv->dev->name, mcast->mgid.raw, status,
-				     jiffies_to_msecs(mcast->backoff));
-		kick_task(priv, mcast->backoff);
+				     priv->dev->name, mgid.raw, status,
+				     jiffies_to_msecs(retry_in));
+		kick_task(priv, retry_in);
 		return 1;
 	}
 	mcast->rec = multicast->rec;
