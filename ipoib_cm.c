@@ -210,7 +210,6 @@ static struct ipoib_cm_conn *conn_new(struct ipoib_dev *priv,
 	kref_get(&cp->ref);	/* dropped by conn_end() */
 	conn->cp = cp;
 	list_add_tail(&conn->peer_link, &cp->conns);
-	cp->nr_conns++;
 	timer_setup(&conn->timer, conn_timer, 0);
 	mod_timer(&conn->timer, conn->deadline);
 	return conn;
@@ -377,7 +376,6 @@ static void conn_end(struct ipoib_cm_conn *conn, bool failed, u8 rej_reason)
 	cp = conn->cp;
 	conn->cp = NULL;
 	list_del(&conn->peer_link);
-	cp->nr_conns--;
 	if (rcu_access_pointer(cp->tx) == conn) {
 		RCU_INIT_POINTER(cp->tx, NULL);
 		if (failed) {
@@ -1534,6 +1532,11 @@ void ipoib_cm_peers_show(struct seq_file *m, struct ipoib_dev *priv)
 		   atomic_read(&cm->peers_by_gid.ht.nelems));
 	seq_puts(m, "peer lookup form form_age_s backoff_ms retry_in_ms conns sending\n");
 	list_for_each_entry(cp, &cm->peer_list, all_link) {
+		struct ipoib_cm_conn *conn;
+		unsigned int conns = 0;
+
+		list_for_each_entry(conn, &cp->conns, peer_link)
+			conns++;
 		tx = rcu_dereference_protected(cp->tx,
 					       lockdep_is_held(&priv->lock));
 		seq_printf(m, "%*phC %s %s %u %u %u %u %s\n",
@@ -1545,7 +1548,7 @@ void ipoib_cm_peers_show(struct seq_file *m, struct ipoib_dev *priv)
 			   jiffies_to_msecs(cp->backoff),
 			   time_after(cp->retry_at, jiffies) ?
 			   jiffies_to_msecs(cp->retry_at - jiffies) : 0,
-			   cp->nr_conns,
+			   conns,
 			   tx ? conn_state_name(tx->state) : "none");
 	}
 	spin_unlock_bh(&priv->lock);

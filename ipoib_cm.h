@@ -135,7 +135,6 @@ struct ipoib_cm_peer {
 	/* The rest under priv->lock; tx read under RCU too. */
 	struct ipoib_cm_conn __rcu *tx;	/* the one we send on, if any */
 	struct list_head conns;		/* every linked one, to or from it */
-	unsigned int nr_conns;
 	unsigned long retry_at;		/* after a failure: UD until then */
 	unsigned long backoff;
 	u8 form;			/* enum ipoib_cm_peer_form */
