@@ -15,9 +15,10 @@
  * The load: the SRQ has a WQE for every buffer the users' rings may ask
  * for (the largest recv_queue_size or ethtool -G ring among them, its
  * ceiling; it never grows past the size the pool was made with), but
- * starts with IPOIB_CM_POOL_START buffers.  Its limit is armed at half
- * of the target; when the HCA says fewer are posted (one-shot), the work
- * item doubles the target, fills up to it and re-arms.  After
+ * starts with IPOIB_CM_POOL_START buffers.  Its limit is armed at three
+ * quarters of the target: when the HCA says a quarter of the buffers are
+ * out at once (one-shot), the work item doubles the target, fills up to
+ * it and re-arms.  After
  * IPOIB_CM_POOL_QUIET without such an event the target halves, down to
  * the start: buffers that come back while the pool holds more than the
  * target are freed instead of posted again.  An idle pool holds what it
@@ -217,12 +218,14 @@ static void pool_fill(struct ipoib_cm_pool *pool)
 }
 
 /*
- * Arm the SRQ limit at half the target.  An HCA that refuses gets every
- * buffer its ceiling allows at once: there is nothing to follow.
+ * Arm the SRQ limit at three quarters of the target.  An HCA that refuses
+ * gets every buffer its ceiling allows at once: nothing to follow.
  */
 static void pool_arm(struct ipoib_cm_pool *pool)
 {
-	struct ib_srq_attr attr = { .srq_limit = pool->target / 2 };
+	struct ib_srq_attr attr = {
+		.srq_limit = pool->target - pool->target / 4,
+	};
 	int ret;
 
 	lockdep_assert_held(&pool->mutex);
