@@ -20,11 +20,14 @@
  *   ipoib_waitq.c      packets waiting for a path, a join, a connection
  *                      or ring room: one limit policy, drops counted
  *   ipoib_cm_cq.c      connected mode: the CQs connections share
+ *   ipoib_cm_pool.c    connected mode: receive buffers, and the SRQ pool
+ *                      an HCA port's interfaces share
  *
  *   ipoib_rx.c         what both modes do with a received buffer
  *                      (its per-packet steps inline in ipoib_rx.h)
  *   ipoib_ib.c         UD data path: rings, NAPI, send, receive
- *   ipoib_cm_rx.c      connected mode: SRQ or per-connection receive rings
+ *   ipoib_cm_rx.c      connected mode: receive, from the port's pool or
+ *                      per-connection rings
  *
  *   ipoib_link.c       header ops, link address, MTU rules, statistics
  *
@@ -343,6 +346,7 @@ enum ipoib_counter {
 	IPOIB_CNT_CM_TX_DROP_BACKLOG,
 	IPOIB_CNT_CM_REJ_SMALL_MTU,
 	IPOIB_CNT_CM_RX_DROP_NO_MEM,
+	IPOIB_CNT_CM_RX_DROP_OVER_SHARE,	/* behind on a dry shared SRQ */
 	IPOIB_CNT_CM_ERRORS_WC,
 	IPOIB_CNT_CM_TX_DROP_NO_MEM,	/* no memory for a send ring */
 	IPOIB_CNT_CM_CONNECT_TIMEOUTS,	/* not up within the bound: UD */
@@ -424,7 +428,11 @@ enum ipoib_flush_level {
  *   netdev tx lock -> staged.lock, too_big.lock
  *   state_lock -> cm->cq_lock	(a mutex; connection set-up and teardown,
  *				 from their work items, take it alone)
- *   rx_pages.lock, cm->pages.lock	(innermost: nothing is taken under them)
+ *   state_lock -> the receive pools' mutex -> a pool's mutex
+ *				(ipoib_cm_pool.c; its work item takes the
+ *				 pool's alone)
+ *   rx_pages.lock, cm->pages.lock, pool->lock
+ *				(innermost: nothing is taken under them)
  *
  * Work items on priv->wq take rtnl with rtnl_trylock() and requeue
  * themselves: an rtnl holder may be flushing that queue.  ah_lock is

@@ -643,7 +643,7 @@ static int conn_create_qp(struct ipoib_cm_conn *conn)
 		.sq_sig_type = IB_SIGNAL_ALL_WR,
 		.qp_type = conn->type,
 	};
-	unsigned int rq = 0;
+	unsigned int i, rq = 0;
 	int ret;
 
 	/* Without an SRQ, a ring of its own: if the peer sends on it. */
@@ -663,12 +663,15 @@ static int conn_create_qp(struct ipoib_cm_conn *conn)
 	attr.cap.max_send_wr = conn->sq_size;
 	attr.send_cq = conn->cq->cq;
 	attr.recv_cq = conn->cq->cq;
-	conn->qp = ib_create_qp(priv->pd, &attr);
+	/* The SRQ's PD when there is one: its buffers' keys are of it. */
+	conn->qp = ib_create_qp(cm->pd, &attr);
 	if (IS_ERR(conn->qp)) {
 		ret = PTR_ERR(conn->qp);
 		conn->qp = NULL;
 		return ret;
 	}
+	for (i = 0; i < ARRAY_SIZE(conn->tx_sge); i++)
+		conn->tx_sge[i].lkey = cm->pd->local_dma_lkey;
 	return 0;
 }
 

@@ -29,6 +29,10 @@
  * back through that CQ: nothing of it is left there (ipoib_cm.c,
  * conn_quiesce()).
  *
+ * Receive buffers sit on one SRQ per HCA port, shared by the interface
+ * and its P_Key children in connected mode (ipoib_cm_pool.c has the
+ * rules), or without an SRQ on a ring per QP.
+ *
  * Lifetime (ipoib_cm.c has the code): a connection holds a reference for
  * itself from conn_new() until its work item has torn it down; whoever
  * finds one under priv->lock and uses it after dropping the lock takes a
@@ -114,6 +118,51 @@ struct ipoib_cm_rx_buf {
 	/* The head's mapping, then the pages': posted just as they are. */
 	struct ib_sge sge[IPOIB_CM_RX_SGE];
 	bool posted;
+};
+
+/*
+ * What receive buffers are made of and posted with: an interface's own
+ * (per-QP rings) or its port's pool's.
+ */
+struct ipoib_cm_bufs {
+	struct ib_device *ca;
+	struct ipoib_rx_pages *pages;
+	u32 lkey;
+	unsigned int nsge;		/* the head, then pages */
+};
+
+/*
+ * One SRQ and its buffers for every interface of an HCA port in
+ * connected mode (ipoib_cm_pool.c).  Refcounted by those interfaces.
+ */
+struct ipoib_cm_pool {
+	struct list_head link;		/* the pools, under their mutex */
+	struct list_head users;		/* ipoib_cm_dev.pool_link, same */
+	unsigned int nr_users;
+	struct ib_device *ca;
+	u32 port;
+	struct ib_pd *pd;		/* the SRQ's and its QPs' */
+	struct ib_srq *srq;
+	/* Receive completions: ipoib_cm_rx.c's handler, set at creation. */
+	void (*done)(struct ib_cq *cq, struct ib_wc *wc);
+	unsigned int max_wr;		/* the SRQ's WQEs: CQs hold as many */
+	struct ipoib_rx_pages pages;
+	struct ipoib_cm_bufs bufs;
+	struct ipoib_cm_rx_buf *ring;	/* max_wr buffers, filled or not */
+	spinlock_t lock;		/* free, nr_free, nr_bufs */
+	unsigned int *free;		/* indexes of empty buffers */
+	unsigned int nr_free;
+	unsigned int nr_bufs;		/* filled: posted or being handled */
+	/* Changed under mutex, read anywhere. */
+	unsigned int target;		/* nr_bufs follows it */
+	unsigned int ceiling;		/* target's most: the users' rings */
+	bool low;			/* the limit fired, not re-armed yet */
+	bool no_limit;			/* the HCA refused the SRQ limit */
+	bool dying;			/* the work must not touch the SRQ */
+	struct mutex mutex;		/* target, arming the limit */
+	unsigned long low_at;		/* last limit event */
+	struct delayed_work work;	/* grow, re-arm, shrink */
+	atomic_long_t grows, shrinks;
 };
 
 /* A CQ connections share; each takes seats for what it can have posted. */
@@ -209,11 +258,17 @@ struct ipoib_cm_dev {
 	struct rhltable peers_by_gid;
 	struct list_head peer_list;	/* debugfs and teardown walk this */
 	u64 last_seq;			/* the newest connection's seq */
-	struct ipoib_rx_pages pages;	/* what receive buffers are made of */
-	struct ib_srq *srq;		/* NULL: per-QP rings */
+	struct ipoib_rx_pages pages;	/* per-QP rings' buffers' pages */
+	struct ipoib_cm_bufs own_bufs;	/* per-QP rings' buffers */
+	const struct ipoib_cm_bufs *bufs;	/* own_bufs or the pool's */
+	struct ipoib_cm_pool *pool;	/* the port's SRQ; NULL: per-QP rings */
+	struct list_head pool_link;	/* pool->users */
+	unsigned int pool_want;		/* our ring size: the pool's ceiling */
+	struct ib_srq *srq;		/* the pool's, or NULL */
+	struct ib_pd *pd;		/* connections' QPs: the SRQ's PD */
 	unsigned int rx_sge;		/* per buffer: the head, then pages */
-	struct ipoib_cm_rx_buf *srq_ring;
-	unsigned int srq_size;
+	unsigned int srq_size;		/* the SRQ's WQEs */
+	bool behind;			/* the last poll used all its budget */
 	struct list_head cqs;		/* struct ipoib_cm_cq, the first stays */
 	struct mutex cq_lock;		/* changes to cqs; the poll reads it */
 	struct napi_struct napi;	/* polls every CQ in cqs */
@@ -233,6 +288,25 @@ int ipoib_cm_cq_init(struct ipoib_dev *priv);
 void ipoib_cm_cq_cleanup(struct ipoib_dev *priv);
 int ipoib_cm_cq_take(struct ipoib_cm_conn *conn, unsigned int seats);
 void ipoib_cm_cq_give_back(struct ipoib_cm_conn *conn);
+
+/* ipoib_cm_pool.c */
+int ipoib_cm_buf_get(const struct ipoib_cm_bufs *b, unsigned int npages,
+		     struct napi_struct *napi, struct sk_buff **skbp,
+		     struct page **pages, u64 *mapping);
+int ipoib_cm_buf_fill(const struct ipoib_cm_bufs *b,
+		      struct ipoib_cm_rx_buf *buf);
+void ipoib_cm_buf_free(const struct ipoib_cm_bufs *b,
+		       struct ipoib_cm_rx_buf *buf);
+void ipoib_cm_buf_head_unmap(const struct ipoib_cm_bufs *b,
+			     struct ipoib_cm_rx_buf *buf);
+struct ipoib_cm_pool *ipoib_cm_pool_get(struct ipoib_dev *priv,
+					unsigned int nsge,
+					void (*done)(struct ib_cq *cq,
+						     struct ib_wc *wc));
+void ipoib_cm_pool_put(struct ipoib_dev *priv);
+void ipoib_cm_pool_recycle(struct ipoib_cm_pool *pool,
+			   struct ipoib_cm_rx_buf *buf);
+void ipoib_cm_pool_stats(struct ipoib_dev *priv, u64 *v);
 
 /* ipoib_cm_rx.c */
 int ipoib_cm_rx_init(struct ipoib_dev *priv);
@@ -295,6 +369,20 @@ static inline bool ipoib_cm_conn_receives(const struct ipoib_cm_conn *conn)
 {
 	return conn->shared || !conn->initiator;
 }
+
+/*
+ * The pool is at its ceiling and its SRQ ran low: an interface whose
+ * poll cannot keep up gives its buffers back without taking the packets
+ * up (ipoib_cm_pool.c says why).
+ */
+static inline bool ipoib_cm_pool_pressed(const struct ipoib_cm_pool *pool)
+{
+	return READ_ONCE(pool->low) &&
+	       READ_ONCE(pool->target) >= READ_ONCE(pool->ceiling);
+}
+
+/* ethtool -S, after the rings': the pool's figures (ipoib_cm_pool.c). */
+#define IPOIB_CM_POOL_NR_STATS	6
 
 /* Traffic keeps a connection from being reaped. */
 static inline void ipoib_cm_touch(struct ipoib_cm_conn *conn)

@@ -59,6 +59,8 @@ int ipoib_cm_poll(struct napi_struct *napi, int budget)
 		}
 	} while (more && done < budget);
 
+	/* Behind: the shared SRQ's pressure sheds our load (ipoib_cm_pool.c). */
+	WRITE_ONCE(cm->behind, done >= budget);
 	if (done < budget && napi_complete_done(napi, done)) {
 		list_for_each_entry_rcu(scq, &cm->cqs, link)
 			missed |= ib_req_notify_cq(scq->cq, IB_CQ_NEXT_COMP |

@@ -64,6 +64,7 @@ static const char *const ipoib_counter_names[IPOIB_NR_COUNTERS] = {
 	[IPOIB_CNT_CM_TX_DROP_BACKLOG]	= "cm_tx_drop_backlog",
 	[IPOIB_CNT_CM_REJ_SMALL_MTU]	= "cm_rej_small_mtu",
 	[IPOIB_CNT_CM_RX_DROP_NO_MEM]	= "cm_rx_drop_no_mem",
+	[IPOIB_CNT_CM_RX_DROP_OVER_SHARE] = "cm_rx_drop_over_share",
 	[IPOIB_CNT_CM_ERRORS_WC]	= "cm_errors_wc",
 	[IPOIB_CNT_CM_TX_DROP_NO_MEM]	= "cm_tx_drop_no_mem",
 	[IPOIB_CNT_CM_CONNECT_TIMEOUTS]	= "cm_connect_timeouts",
@@ -155,6 +156,9 @@ static const char *const ipoib_link_stat_names[] = {
 static const char *const ipoib_ring_stat_names[] = {
 	"rx_ring_size", "rx_ring_posted", "tx_ring_size", "tx_ring_outstanding",
 	"rx_pages_new",
+	/* The port's connected-mode receive pool: ipoib_cm_pool_stats(). */
+	"cm_rx_pool_buffers", "cm_rx_pool_target", "cm_rx_pool_ceiling",
+	"cm_rx_pool_users", "cm_rx_pool_grows", "cm_rx_pool_shrinks",
 };
 
 #define IPOIB_NR_STATS	(ARRAY_SIZE(ipoib_link_stat_names) + \
@@ -225,6 +229,18 @@ static u64 ipoib_rx_pages_new_all(struct ipoib_dev *priv)
 	return n;
 }
 
+/* The pool's figures; 0 while it is being made or torn down. */
+static void ipoib_cm_pool_stats_of(struct ipoib_dev *priv, u64 *data)
+{
+	BUILD_BUG_ON(IPOIB_CM_POOL_NR_STATS != 6);
+	if (!mutex_trylock(&priv->state_lock)) {
+		memset(data, 0, IPOIB_CM_POOL_NR_STATS * sizeof(*data));
+		return;
+	}
+	ipoib_cm_pool_stats(priv, data);
+	mutex_unlock(&priv->state_lock);
+}
+
 /* In the order of ipoib_link_stat_names. */
 static u64 *ipoib_put_link_stats(const struct rtnl_link_stats64 *s, u64 *data)
 {
@@ -255,6 +271,7 @@ static void ipoib_get_ethtool_stats(struct net_device *dev,
 	*data++ = ipoib_tx_entries(priv);
 	*data++ = ipoib_tx_outstanding(&priv->tx);
 	*data++ = ipoib_rx_pages_new_all(priv);
+	ipoib_cm_pool_stats_of(priv, data);
 }
 
 static int ipoib_get_coalesce(struct net_device *dev,
