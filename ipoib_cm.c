@@ -589,6 +589,15 @@ static void qp_event(struct ib_event *ev, void *ctx)
 	case IB_EVENT_QP_LAST_WQE_REACHED:
 		complete(&conn->last_wqe);
 		break;
+	case IB_EVENT_QP_FATAL:
+	case IB_EVENT_QP_REQ_ERR:
+	case IB_EVENT_QP_ACCESS_ERR:
+		/* The QP is in error: a new connection, without backing off. */
+		ipoib_count(conn->priv, IPOIB_CNT_CM_QP_FATAL);
+		netdev_warn(conn->priv->dev, "connection to %pI6: %s; ending it\n",
+			    ipoib_addr_gid(conn->peer), ib_event_msg(ev->event));
+		conn_end(conn, false, IB_CM_REJ_NO_RESOURCES);
+		break;
 	default:
 		break;
 	}
