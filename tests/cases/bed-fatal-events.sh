@@ -60,6 +60,11 @@ qp_failed() { [ "$(qp_field "$1" "$2" state)" != RTS ]; }
 
 # hosts DRIVER [--connected]: a fresh pair on a freshly loaded DRIVER.
 hosts() {
+	local h
+	for h in h1 h2; do
+		[ -e "/run/netns/$h" ] || continue
+		ip netns pids "$h" | xargs -r kill 2>/dev/null || true
+	done
 	ip netns del h1 2>/dev/null || true
 	ip netns del h2 2>/dev/null || true
 	! lsmod | grep -q '^ib_ipoib ' || rmmod ib_ipoib
@@ -105,7 +110,7 @@ qp_fatal() {
 	assert_eq "$(($(async sib0 qp_fatal handled) - h0))" 1 "ours: QP_FATAL events a handler took"
 	assert_eq "$(estat h1 "$a" ud_qp_fatal)" 1 "ours: ud_qp_fatal"
 	assert_eq "$(estat h1 "$a" hw_recoveries)" 1 "ours: hw_recoveries"
-	assert_eq "$(logged "UD QP $qpn: local work queue catastrophic error")" 1 "ours: log lines"
+	assert_eq "$(logged "UD QP $qpn: .*; restarting the data path")" 1 "ours: log lines"
 	assert_eq "$(ud_qpn h1 "$a")" "$qpn" "ours: the QPN after the restart"
 	assert_eq "$(qp_field sib0 "$qpn" state)" RTS "ours: the QP's state"
 	assert on h2 ping -c 3 -i 0.2 -W 2 "$NET.1"
@@ -145,7 +150,7 @@ cq_err() {
 	assert_eq "$(($(async sib0 cq_err handled) - h0))" 1 "ours: CQ_ERR events a handler took"
 	assert_eq "$(estat h1 "$a" ud_cq_errors)" 1 "ours: ud_cq_errors"
 	assert_eq "$(estat h1 "$a" hw_recoveries)" 1 "ours: hw_recoveries"
-	assert_eq "$(logged "a UD completion queue: CQ error")" 1 "ours: log lines"
+	assert_eq "$(logged "a UD completion queue: .*; making new queues")" 1 "ours: log lines"
 	assert_eq "$(logged "never completed")" 0 "ours: drain timeouts logged"
 	[ "$(ud_qpn h1 "$a")" != "$qpn" ] || fail "ours: the same QPN on new queues"
 	# The CQ in error is gone with its QP: none left in error.
@@ -165,7 +170,7 @@ rc_fatal() {
 	r0=$(async sib0 qp_fatal raised)
 	f0=$(sib_counter sib0 1 wr_flushed)
 	c0=$(sib_ipoib_count sib0 1 rc ipv4)
-	( tcp_exact h2 "$NET.2" h1 64 "$drv: 64 MiB h1 -> h2 across an RC QP fatal" ) &
+	( tcp_exact h2 "$NET.2" h1 32 "$drv: 32 MiB h1 -> h2 across an RC QP fatal" ) &
 	pid=$!
 	wait_for 30 more_than $((c0 + 50)) sib_ipoib_count sib0 1 rc ipv4 ||
 		fail "$drv: the stream does not go over RC"
@@ -174,9 +179,18 @@ rc_fatal() {
 		n=$((n + 1))
 	done
 	echo "$drv: $n RC QPs of h1's made fatal, $(($(sib_ipoib_count sib0 1 rc ipv4) - c0)) messages into the stream"
+	# The in-tree driver has taken minutes: shown for 30 s, then let go.
 	if [ "$drv" = in-tree ]; then
-		if wait "$pid"; then echo "in-tree: the stream completed"; else echo "in-tree: the stream failed"; fi
+		if ! wait_for 30 pid_gone "$pid"; then
+			echo "in-tree: the stream not complete 30 s after the fault"
+			kill "$pid" 2>/dev/null || true
+		elif wait "$pid"; then
+			echo "in-tree: the stream completed"
+		else
+			echo "in-tree: the stream failed"
+		fi
 	else
+		wait_for 60 pid_gone "$pid" || fail "ours: the stream not complete 60 s after the fault"
 		wait "$pid" || fail "ours: the stream did not complete"
 	fi
 	echo "$drv: flushed $(($(sib_counter sib0 1 wr_flushed) - f0)); QP_FATAL raised $(($(async sib0 qp_fatal raised) - r0))"
