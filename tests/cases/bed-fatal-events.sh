@@ -12,6 +12,11 @@
 # log line; a new connection carries the whole TCP stream after its QP
 # failed; a dead HCA takes the carrier away, and says why.
 #
+# The in-tree driver skips the RC step: with its RC QPs made fatal, its
+# stream stalled (for 222 s once, past 30 s in two more runs), and once
+# its unload then warned "Destroy of kernel CQ shouldn't fail" (a QP of
+# a connection left on its CQs), which fails any case.
+#
 #   h1: sib0 10.33.0.1 ==== switch ==== h2: sib1 10.33.0.2
 #
 # timeout: 600
@@ -164,6 +169,10 @@ rc_rts() { awk '$4 == "RC" && $6 == "RTS" { print $2 }' "$SIB/$1/qps"; }
 rc_fatal() {
 	local drv=$1 q n=0 c0 pid r0 f0
 	step "$drv: connected mode, h1's RC QPs fatal under TCP"
+	if [ "$drv" = in-tree ]; then
+		echo "in-tree: not run (its unload may warn after it: see the top of this file)"
+		return 0
+	fi
 	hosts "$drv" --connected
 	assert on h1 ping -c 2 -i 0.2 -W 3 -s 60000 "$NET.2"
 	[ -n "$(rc_rts sib0)" ] || fail "$drv: no RC QP of h1's in RTS"
@@ -179,23 +188,10 @@ rc_fatal() {
 		n=$((n + 1))
 	done
 	echo "$drv: $n RC QPs of h1's made fatal, $(($(sib_ipoib_count sib0 1 rc ipv4) - c0)) messages into the stream"
-	# The in-tree driver has taken minutes: shown for 30 s, then let go.
-	if [ "$drv" = in-tree ]; then
-		if ! wait_for 30 pid_gone "$pid"; then
-			echo "in-tree: the stream not complete 30 s after the fault"
-			kill "$pid" 2>/dev/null || true
-		elif wait "$pid"; then
-			echo "in-tree: the stream completed"
-		else
-			echo "in-tree: the stream failed"
-		fi
-	else
-		wait_for 60 pid_gone "$pid" || fail "ours: the stream not complete 60 s after the fault"
-		wait "$pid" || fail "ours: the stream did not complete"
-	fi
+	wait_for 60 pid_gone "$pid" || fail "ours: the stream not complete 60 s after the fault"
+	wait "$pid" || fail "ours: the stream did not complete"
 	echo "$drv: flushed $(($(sib_counter sib0 1 wr_flushed) - f0)); QP_FATAL raised $(($(async sib0 qp_fatal raised) - r0))"
 	assert_eq "$(($(async sib0 qp_fatal raised) - r0))" "$n" "$drv: QP_FATAL raised"
-	[ "$drv" = ours ] || return 0
 	assert_ge "$(estat h1 "$a" cm_qp_fatal)" 1 "ours: cm_qp_fatal"
 	assert_ge "$(logged "; ending it")" 1 "ours: log lines"
 	assert_ge "$(estat h1 "$a" cm_established)" 2 "ours: connections made (one again)"
