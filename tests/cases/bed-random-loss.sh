@@ -80,6 +80,10 @@ lossy() {
 	assert_ge "$lost" $((bursts + 1)) "$drv $mode: messages lost (bursts of 3)"
 	assert_ge "$(both drop_injected)" "$lost" "$drv $mode: drop_injected counts them"
 	quiesce
+	# Back to the first namespace now: a deleted one gives its
+	# interfaces back only when its cleanup work runs, seconds later.
+	ip -n h1 link set "$a" netns 1
+	ip -n h2 link set "$b" netns 1
 	ip netns del h1
 	ip netns del h2
 }
