@@ -365,6 +365,12 @@ enum ipoib_counter {
 	IPOIB_CNT_WAIT_CONNECT_PURGED,
 	IPOIB_CNT_WAIT_RING_FULL,
 	IPOIB_CNT_WAIT_RING_PURGED,
+	/* What the HCA reported about the UD queues, and the device */
+	IPOIB_CNT_UD_QP_FATAL,
+	IPOIB_CNT_UD_CQ_ERRORS,
+	IPOIB_CNT_HW_RECOVERIES,	/* data paths brought back after them */
+	IPOIB_CNT_DEVICE_FATAL,
+	IPOIB_CNT_CM_QP_FATAL,		/* connections whose QP the HCA failed */
 	IPOIB_NR_COUNTERS
 };
 
@@ -412,6 +418,14 @@ enum {
 	IPOIB_CM_RUNNING,		/* ... and listening, SRQ up */
 	IPOIB_ANNOUNCE,			/* carrier came on: tell the peers */
 	IPOIB_PORT_WENT_DOWN,		/* connections end once it is back */
+	IPOIB_CQ_DEAD,			/* a UD CQ errored: no flush will come */
+	IPOIB_DEV_FATAL,		/* the HCA died: no carrier from now on */
+};
+
+/* What the UD queues' event handlers ask of the recovery (hw_errors bits). */
+enum {
+	IPOIB_HW_QP_FATAL,		/* the QP in error: restart it */
+	IPOIB_HW_CQ_ERR,		/* a CQ in error: new CQs and QP */
 };
 
 enum ipoib_flush_level {
@@ -518,6 +532,8 @@ struct ipoib_dev {
 	struct work_struct flush_normal;
 	struct work_struct flush_heavy;
 	struct work_struct tx_recover_task;
+	struct delayed_work hw_recover_task;	/* after a QP or CQ error */
+	unsigned long hw_errors;		/* IPOIB_HW_* to recover from */
 	struct delayed_work cm_fallback_task;	/* connected mode failed */
 	struct delayed_work up_retry_task;	/* a bring-up failed while up */
 	unsigned long up_retry_backoff;		/* under state_lock */

@@ -164,6 +164,7 @@ static const char *conn_state_name(enum ipoib_cm_state s)
 
 static void conn_work(struct work_struct *work);
 static void conn_timer(struct timer_list *t);
+static void conn_qp_failed(struct work_struct *work);
 
 /*
  * A new connection to the peer cp (at address peer), linked, holding its
@@ -202,6 +203,7 @@ static struct ipoib_cm_conn *conn_new(struct ipoib_dev *priv,
 	ipoib_waitq_init(&conn->queue, IPOIB_WAITQ_CONNECT);
 	ipoib_waitq_init(&conn->backlog, IPOIB_WAITQ_RING);
 	INIT_WORK(&conn->work, conn_work);
+	INIT_WORK(&conn->qp_failed, conn_qp_failed);
 	init_completion(&conn->last_wqe);
 	init_completion(&conn->drained);
 	conn->seq = ++cm->last_seq;
@@ -576,6 +578,25 @@ static void conn_set_live(struct ipoib_cm_conn *conn)
 	ipoib_send_staged(priv, &q);
 }
 
+/* After a QP event that put the QP in error; holds a reference. */
+static void conn_qp_failed(struct work_struct *work)
+{
+	struct ipoib_cm_conn *conn = container_of(work, struct ipoib_cm_conn,
+						  qp_failed);
+
+	ipoib_count(conn->priv, IPOIB_CNT_CM_QP_FATAL);
+	netdev_warn(conn->priv->dev, "connection to %pI6: %s; ending it\n",
+		    ipoib_addr_gid(conn->peer), ib_event_msg(conn->qp_error));
+	/* A new connection, without backing off. */
+	conn_end(conn, false, IB_CM_REJ_NO_RESOURCES);
+	conn_put(conn);
+}
+
+/*
+ * Any context: an HCA raises these from its event queue's interrupt.  The
+ * connection's own reference lasts until its QP is destroyed, after which
+ * no event comes, so taking one here is safe.
+ */
 static void qp_event(struct ib_event *ev, void *ctx)
 {
 	struct ipoib_cm_conn *conn = ctx;
@@ -589,15 +610,19 @@ static void qp_event(struct ib_event *ev, void *ctx)
 	case IB_EVENT_QP_LAST_WQE_REACHED:
 		complete(&conn->last_wqe);
 		break;
+	case IB_EVENT_QP_FATAL:
+	case IB_EVENT_QP_REQ_ERR:
+	case IB_EVENT_QP_ACCESS_ERR:
+		conn->qp_error = ev->event;
+		kref_get(&conn->ref);
+		if (!queue_work(ipoib_cm_wq, &conn->qp_failed))
+			conn_put(conn);
+		break;
 	default:
 		break;
 	}
 }
 
-/*
- * The QP of a connection, in RESET.  One that cannot send gets a send
- * queue only for the drain marker.
- */
 /*
  * The send queue a connection's QP needs: a ring's worth if it may send,
  * else one entry for the drain marker.

@@ -224,6 +224,8 @@ struct ipoib_cm_conn {
 	unsigned long last_used;	/* last send or receive */
 	struct ipoib_waitq queue;	/* sends waiting for LIVE */
 	struct work_struct work;	/* start, then tear down */
+	struct work_struct qp_failed;	/* the HCA failed the QP: end it */
+	enum ib_event_type qp_error;	/* ... with this event */
 	struct completion last_wqe;	/* SRQ: the QP let go of it */
 	bool qp_rtr;			/* reached RTR: may take SRQ buffers */
 	struct ib_cqe drain_cqe;	/* the marker after the last request */

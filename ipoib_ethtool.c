@@ -78,6 +78,11 @@ static const char *const ipoib_counter_names[IPOIB_NR_COUNTERS] = {
 	[IPOIB_CNT_WAIT_CONNECT_PURGED]	= "tx_drop_wait_connect_purged",
 	[IPOIB_CNT_WAIT_RING_FULL]	= "tx_drop_wait_ring_full",
 	[IPOIB_CNT_WAIT_RING_PURGED]	= "tx_drop_wait_ring_purged",
+	[IPOIB_CNT_UD_QP_FATAL]		= "ud_qp_fatal",
+	[IPOIB_CNT_UD_CQ_ERRORS]	= "ud_cq_errors",
+	[IPOIB_CNT_HW_RECOVERIES]	= "hw_recoveries",
+	[IPOIB_CNT_DEVICE_FATAL]	= "device_fatal",
+	[IPOIB_CNT_CM_QP_FATAL]		= "cm_qp_fatal",
 };
 
 static void ipoib_get_drvinfo(struct net_device *dev,

@@ -4,8 +4,10 @@
  * or the SM makes every path stale and every group to be rejoined; a P_Key
  * table change may take our P_Key away, bring it, or move its index, which
  * restarts the data path.  A port that went down and came back ends its
- * connections.
+ * connections.  A UD QP or CQ the HCA failed is restarted or replaced; a
+ * device that died takes the carrier away for good.
  */
+#include <linux/rtnetlink.h>
 #include <rdma/ib_cache.h>
 #include "ipoib.h"
 #include "ipoib_cm.h"
@@ -25,6 +27,21 @@ static void queue_flush(struct ipoib_dev *priv, enum ipoib_flush_level level)
 	queue_work(priv->wq, work);
 }
 
+/*
+ * The HCA is gone until its driver resets it (mlx5 unregisters the device
+ * and registers it anew, which takes this interface away with it): no
+ * carrier, and the join that would turn it on again is not tried.
+ */
+static void device_fatal(struct ipoib_dev *priv)
+{
+	if (test_and_set_bit(IPOIB_DEV_FATAL, &priv->flags))
+		return;
+	ipoib_count(priv, IPOIB_CNT_DEVICE_FATAL);
+	netif_carrier_off(priv->dev);
+	netdev_err(priv->dev, "%s reported a fatal error; no carrier until the device is reset\n",
+		   dev_name(&priv->ca->dev));
+}
+
 void ipoib_event(struct ib_event_handler *handler, struct ib_event *event)
 {
 	struct ipoib_dev *priv = container_of(handler, struct ipoib_dev,
@@ -32,6 +49,15 @@ void ipoib_event(struct ib_event_handler *handler, struct ib_event *event)
 	enum ipoib_flush_level level;
 	struct ipoib_dev *child;
 
+	/* The whole device, whatever port the event names. */
+	if (event->event == IB_EVENT_DEVICE_FATAL) {
+		device_fatal(priv);
+		mutex_lock(&priv->children_lock);
+		list_for_each_entry(child, &priv->children, child_link)
+			device_fatal(child);
+		mutex_unlock(&priv->children_lock);
+		return;
+	}
 	if (event->element.port_num != priv->port)
 		return;
 	switch (event->event) {
@@ -147,5 +173,59 @@ void ipoib_tx_recover(struct work_struct *work)
 	if (test_bit(IPOIB_OPEN, &priv->flags) &&
 	    test_bit(IPOIB_QP_READY, &priv->flags))
 		ipoib_restart(priv);
+	mutex_unlock(&priv->state_lock);
+}
+
+static void hw_error_again(struct ipoib_dev *priv)
+{
+	set_bit(IPOIB_HW_CQ_ERR, &priv->hw_errors);
+	queue_delayed_work(priv->wq, &priv->hw_recover_task, HZ);
+}
+
+/*
+ * After the HCA failed the UD QP (QP_FATAL): the data path restarts on
+ * the same QP, reset, and keeps its QPN.  After a CQ error: new CQs and a
+ * new QP, as a ring resize makes them (rtnl: the QPN, so the address,
+ * changes); never blocking on rtnl, whose holder may wait for this queue.
+ */
+void ipoib_hw_recover(struct work_struct *work)
+{
+	struct ipoib_dev *priv = container_of(to_delayed_work(work),
+					      struct ipoib_dev,
+					      hw_recover_task);
+	int ret;
+
+	if (test_bit(IPOIB_DEV_FATAL, &priv->flags))
+		return;
+	if (test_bit(IPOIB_HW_CQ_ERR, &priv->hw_errors)) {
+		/* Going away: its queues are being freed anyway. */
+		if (READ_ONCE(priv->dev->reg_state) != NETREG_REGISTERED)
+			return;
+		if (!rtnl_trylock()) {
+			queue_delayed_work(priv->wq, &priv->hw_recover_task, 1);
+			return;
+		}
+		clear_bit(IPOIB_HW_CQ_ERR, &priv->hw_errors);
+		clear_bit(IPOIB_HW_QP_FATAL, &priv->hw_errors);
+		ret = ipoib_resize_rings(priv, priv->rx_size, priv->tx_size,
+					 NULL);
+		rtnl_unlock();
+		if (ret) {
+			netdev_warn(priv->dev, "new queues could not be made (%d); trying again in 1 s\n",
+				    ret);
+			hw_error_again(priv);
+			return;
+		}
+		ipoib_count(priv, IPOIB_CNT_HW_RECOVERIES);
+		return;
+	}
+	if (!test_and_clear_bit(IPOIB_HW_QP_FATAL, &priv->hw_errors))
+		return;
+	mutex_lock(&priv->state_lock);
+	if (test_bit(IPOIB_OPEN, &priv->flags) &&
+	    test_bit(IPOIB_QP_READY, &priv->flags)) {
+		ipoib_restart(priv);
+		ipoib_count(priv, IPOIB_CNT_HW_RECOVERIES);
+	}
 	mutex_unlock(&priv->state_lock);
 }

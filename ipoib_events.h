@@ -10,6 +10,7 @@
 
 /* ipoib_events.c */
 void ipoib_tx_recover(struct work_struct *work);
+void ipoib_hw_recover(struct work_struct *work);
 void ipoib_event(struct ib_event_handler *handler, struct ib_event *event);
 void ipoib_flush_light(struct work_struct *work);
 void ipoib_flush_normal(struct work_struct *work);

@@ -432,7 +432,10 @@ static void drain_rings(struct ipoib_dev *priv)
 {
 	unsigned int i;
 
-	if (ipoib_rx_drain(rings_left, priv))
+	/* A CQ in error takes no flush: reap what is there, wait for none. */
+	if (test_bit(IPOIB_CQ_DEAD, &priv->flags))
+		rings_left(priv);
+	else if (ipoib_rx_drain(rings_left, priv))
 		netdev_warn(priv->dev, "%u sends and some receives never completed; freeing them\n",
 			    ipoib_tx_outstanding(&priv->tx));
 	for (i = 0; i < priv->rx_size; i++)

@@ -167,6 +167,9 @@ static int finish_join(struct ipoib_dev *priv, struct ipoib_mcast *mcast,
 static void broadcast_ready(struct ipoib_dev *priv,
 			    const struct ib_sa_mcmember_rec *rec)
 {
+	/* A dead HCA's join can still complete: it carries nothing. */
+	if (test_bit(IPOIB_DEV_FATAL, &priv->flags))
+		return;
 	priv->mcast_mtu = ipoib_ud_mtu(ib_mtu_enum_to_int(rec->mtu));
 	if (!netif_carrier_ok(priv->dev))
 		set_bit(IPOIB_ANNOUNCE, &priv->flags);

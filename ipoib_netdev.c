@@ -182,6 +182,7 @@ static void ipoib_uninit(struct net_device *dev)
 	cancel_work_sync(&priv->flush_normal);
 	cancel_work_sync(&priv->flush_heavy);
 	cancel_work_sync(&priv->tx_recover_task);
+	cancel_delayed_work_sync(&priv->hw_recover_task);
 	cancel_delayed_work_sync(&priv->cm_fallback_task);
 	cancel_delayed_work_sync(&priv->up_retry_task);
 	ipoib_staged_drop(priv);
@@ -243,6 +244,7 @@ void ipoib_setup(struct net_device *dev)
 	INIT_WORK(&priv->flush_normal, ipoib_flush_normal);
 	INIT_WORK(&priv->flush_heavy, ipoib_flush_heavy);
 	INIT_WORK(&priv->tx_recover_task, ipoib_tx_recover);
+	INIT_DELAYED_WORK(&priv->hw_recover_task, ipoib_hw_recover);
 	INIT_DELAYED_WORK(&priv->cm_fallback_task, ipoib_cm_fallback_task);
 	INIT_DELAYED_WORK(&priv->up_retry_task, ipoib_up_retry_task);
 	skb_queue_head_init(&priv->staged);

@@ -9,6 +9,49 @@
 
 static atomic_t next_vector = ATOMIC_INIT(0);
 
+/*
+ * The HCA says the UD QP or one of its CQs failed: the state layer's
+ * recovery (hw_recover_task) brings the data path back.  Any context:
+ * an HCA raises these from its event queue's interrupt.
+ */
+static void hw_error(struct ipoib_dev *priv, unsigned int what)
+{
+	set_bit(what, &priv->hw_errors);
+	queue_delayed_work(priv->wq, &priv->hw_recover_task, 0);
+}
+
+static void ud_qp_event(struct ib_event *ev, void *ctx)
+{
+	struct ipoib_dev *priv = ctx;
+
+	switch (ev->event) {
+	case IB_EVENT_QP_FATAL:
+	case IB_EVENT_QP_REQ_ERR:
+	case IB_EVENT_QP_ACCESS_ERR:
+		break;
+	default:
+		return;
+	}
+	ipoib_count(priv, IPOIB_CNT_UD_QP_FATAL);
+	netdev_warn(priv->dev, "UD QP 0x%06x: %s; restarting the data path\n",
+		    ev->element.qp->qp_num, ib_event_msg(ev->event));
+	hw_error(priv, IPOIB_HW_QP_FATAL);
+}
+
+static void ud_cq_event(struct ib_event *ev, void *ctx)
+{
+	struct ipoib_dev *priv = ctx;
+
+	if (ev->event != IB_EVENT_CQ_ERR)
+		return;
+	ipoib_count(priv, IPOIB_CNT_UD_CQ_ERRORS);
+	netdev_warn(priv->dev, "a UD completion queue: %s; making new queues\n",
+		    ib_event_msg(ev->event));
+	/* Its QP's work will not come back flushed: no use waiting for it. */
+	set_bit(IPOIB_CQ_DEAD, &priv->flags);
+	hw_error(priv, IPOIB_HW_CQ_ERR);
+}
+
 /* The CQs and the UD QP, sized for rx and tx entries. */
 static int create_queues(struct ipoib_dev *priv,
 			 const struct ipoib_ud_handlers *h, unsigned int rx,
@@ -34,11 +77,13 @@ static int create_queues(struct ipoib_dev *priv,
 	cq_attr.cqe = rx;
 	cq_attr.comp_vector = atomic_inc_return(&next_vector) %
 			      ca->num_comp_vectors;
-	*recv_cq = ib_create_cq(ca, h->rx_completion, NULL, priv, &cq_attr);
+	*recv_cq = ib_create_cq(ca, h->rx_completion, ud_cq_event, priv,
+				&cq_attr);
 	if (IS_ERR(*recv_cq))
 		return PTR_ERR(*recv_cq);
 	cq_attr.cqe = tx;
-	*send_cq = ib_create_cq(ca, h->tx_completion, NULL, priv, &cq_attr);
+	*send_cq = ib_create_cq(ca, h->tx_completion, ud_cq_event, priv,
+				&cq_attr);
 	if (IS_ERR(*send_cq)) {
 		ret = PTR_ERR(*send_cq);
 		goto err_recv_cq;
@@ -46,6 +91,8 @@ static int create_queues(struct ipoib_dev *priv,
 
 	qp_attr.send_cq = *send_cq;
 	qp_attr.recv_cq = *recv_cq;
+	qp_attr.event_handler = ud_qp_event;
+	qp_attr.qp_context = priv;
 	if (ca->attrs.kernel_cap_flags & IBK_UD_TSO)
 		qp_attr.create_flags |= IB_QP_CREATE_IPOIB_UD_LSO;
 	if (ca->attrs.kernel_cap_flags & IBK_BLOCK_MULTICAST_LOOPBACK)
@@ -124,6 +171,7 @@ int ipoib_transport_resize(struct ipoib_dev *priv,
 	priv->qpn = qp->qp_num;
 	priv->rx_size = rx;
 	priv->tx_size = tx;
+	clear_bit(IPOIB_CQ_DEAD, &priv->flags);
 	return 0;
 }
 

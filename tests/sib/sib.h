@@ -113,6 +113,10 @@ enum sib_counter {
 	SIB_CNT_SA_DELAYED,		/* held sa_delay_ms before the SA */
 	SIB_CNT_SA_BUSY,		/* answered BUSY (sa_busy_every) */
 	SIB_CNT_SA_SILENT,		/* not answered (sa_silent_every) */
+	/* Random loss (*_loss_ppm): messages lost, bursts started */
+	SIB_CNT_DROP_RANDOM,		/* part of drop_injected too */
+	SIB_CNT_LOSS_BURSTS,
+	SIB_CNT_WR_FLUSHED,		/* WQEs of its QPs completed flushed */
 	SIB_NR_COUNTERS
 };
 
@@ -146,6 +150,22 @@ enum sib_cq_event_kind {
 
 struct sib_cq_event_stats {
 	u64 n[SIB_CQ_EVENT_KINDS];
+};
+
+/* Random loss by class of message, each with its own bursts. */
+enum sib_loss_kind {
+	SIB_LOSS_UD,
+	SIB_LOSS_RC,			/* RC and UC */
+	SIB_LOSS_MAD,
+	SIB_LOSS_KINDS
+};
+
+/* Affiliated and unaffiliated errors a test raises (sibN/async_events). */
+enum sib_async_kind {
+	SIB_ASYNC_QP_FATAL,
+	SIB_ASYNC_CQ_ERR,
+	SIB_ASYNC_DEVICE_FATAL,
+	SIB_ASYNC_KINDS
 };
 
 struct sib_port_stats {
@@ -211,6 +231,7 @@ struct sib_port {
 	bool plugged;			/* sm=external: the link's cable is in */
 	bool rx_stall;			/* no receive buffers but QP0/QP1's */
 	atomic_t rc_drop_next;		/* RC messages it sends still to lose */
+	atomic_t loss_burst_left[SIB_LOSS_KINDS];	/* of a random loss */
 
 	/* SA bookkeeping a port change needs, done where it may sleep. */
 	struct work_struct sa_sync_work;
@@ -230,6 +251,12 @@ struct sib_dev {
 	u32 next_qpn;
 	struct xarray mrs;		/* key index -> sib_mr, RCU readable */
 	u32 next_mr;
+	struct xarray cqs;		/* CQN -> sib_cq, under its xa_lock */
+	u32 next_cqn;
+	bool fatal;			/* catastrophic error: only teardown */
+	/* raised, and raised to a handler: by enum sib_async_kind */
+	atomic_t async_raised[SIB_ASYNC_KINDS];
+	atomic_t async_handled[SIB_ASYNC_KINDS];
 	atomic_t nr_qps, nr_cqs, nr_srqs, nr_ahs, nr_pds, nr_mcast_attach;
 	atomic_t nr_mrs;
 	struct sib_cq_event_stats __percpu *cq_events;
@@ -293,7 +320,9 @@ struct sib_cq {
 	u32 head, tail;			/* consumer, producer */
 	struct ib_wc *ring;
 	u8 armed;			/* IB_CQ_SOLICITED or IB_CQ_NEXT_COMP */
-	bool overflow;
+	bool error;			/* overrun or cq_err: takes no more */
+	u32 cqn;
+	struct work_struct err_work;	/* CQ_ERR, its QPs to error */
 	/* Interrupt moderation (modify_cq): fire after N entries or T us. */
 	u16 moderation_count;
 	u16 moderation_usec;
@@ -571,6 +600,9 @@ struct sib_fabric {
 	u32 sa_delay_ms;		/* the SA takes requests this late */
 	u32 sa_busy_every;		/* answer every Nth SA request BUSY */
 	u32 sa_silent_every;		/* answer every Nth SA request never */
+	u32 loss_ppm[SIB_LOSS_KINDS];	/* lose at random, per million */
+	u32 loss_burst;			/* a random loss takes this many */
+	atomic_t sm_burst_left[SIB_LOSS_KINDS];	/* the SM's own sends */
 	atomic_t mad_seq, ud_seq, rc_seq, sa_seq;
 	atomic_t fail_qkey_set;		/* Q_Key changes left to refuse */
 };
@@ -685,6 +717,10 @@ int sib_modify_cq(struct ib_cq *ibcq, u16 count, u16 usec);
 bool sib_cq_push(struct sib_cq *cq, const struct ib_wc *wc, bool solicited);
 void sib_cq_fire(struct sib_cq *cq);
 void sib_cq_purge_qp(struct sib_cq *cq, struct sib_qp *qp);
+void sib_cq_set_error(struct sib_cq *cq);
+void sib_cq_err_work(struct work_struct *work);
+int sib_cq_err_store(struct sib_dev *sdev, const char *buf);
+int sib_cqs_show(struct seq_file *m, void *unused);
 
 int sib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		  struct ib_udata *udata);
@@ -696,6 +732,8 @@ int sib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
 void sib_qp_set_error(struct sib_qp *qp);
 void sib_qp_event(struct sib_qp *qp, enum ib_event_type type);
 void sib_qp_event_work(struct work_struct *work);
+int sib_qp_fatal(struct sib_dev *sdev, u32 qpn);
+void sib_dev_fatal(struct sib_dev *sdev);
 struct sib_qp *sib_qp_lookup(struct sib_port *port, u32 qpn);
 void sib_qp_rtr_hold(bool hold);
 unsigned int sib_qp_rtr_held(void);
@@ -824,6 +862,7 @@ int sib_sm_add_device(struct sib_dev *sdev);
 void sib_sm_remove_device(struct sib_dev *sdev);
 void sib_sm_port_up(struct sib_port *port);
 void sib_sm_port_down(struct sib_port *port);
+void sib_sm_port_dead(struct sib_port *port);
 int sib_sm_set_pkeys(struct sib_port *port, const u16 *pkeys, u32 n);
 int sib_sm_set_lid(struct sib_port *port, u16 lid);
 int sib_sm_set_mtu(struct sib_port *port, enum ib_mtu mtu);

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Completion queues: a ring of work completions, notification arming, and
- * interrupt moderation (fire after N completions or T microseconds).
+ * Completion queues: a ring of work completions, notification arming,
+ * interrupt moderation (fire after N completions or T microseconds), and
+ * the CQ's error state.
  */
 #include <linux/log2.h>
 #include <linux/mm.h>
+#include <linux/seq_file.h>
+#include <linux/string.h>
 #include "sib.h"
 
 static void sib_cq_call_handler(struct sib_cq *cq)
@@ -85,12 +88,15 @@ int sib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 {
 	struct sib_dev *sdev = to_sdev(ibcq->device);
 	struct sib_cq *cq = to_scq(ibcq);
-	u32 entries;
+	u32 entries, cqn;
+	int ret;
 
 	if (udata)
 		return -EOPNOTSUPP;
 	if (attr->flags)
 		return -EOPNOTSUPP;
+	if (READ_ONCE(sdev->fatal))
+		return -EIO;
 	if (attr->cqe < 1 || attr->cqe > sdev->ibdev.attrs.max_cqe ||
 	    attr->comp_vector >= sdev->ibdev.num_comp_vectors)
 		return -EINVAL;
@@ -106,6 +112,14 @@ int sib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	cq->moderation_timer.function = sib_cq_moderation_expired;
 	INIT_CSD(&cq->event, sib_cq_event_irq, cq);
 	cq->event_cpu = cpumask_local_spread(attr->comp_vector, NUMA_NO_NODE);
+	INIT_WORK(&cq->err_work, sib_cq_err_work);
+	ret = xa_alloc_cyclic(&sdev->cqs, &cqn, cq, xa_limit_32b,
+			      &sdev->next_cqn, GFP_KERNEL);
+	if (ret < 0) {
+		kvfree(cq->ring);
+		return ret;
+	}
+	cq->cqn = cqn;
 	atomic_inc(&sdev->nr_cqs);
 	return 0;
 }
@@ -114,6 +128,9 @@ int sib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 {
 	struct sib_cq *cq = to_scq(ibcq);
 
+	/* Out of debugfs's reach first: cq_err finds it no more. */
+	xa_erase(&to_sdev(ibcq->device)->cqs, cq->cqn);
+	cancel_work_sync(&cq->err_work);
 	hrtimer_cancel(&cq->moderation_timer);
 	/* No QP completes here any more; an event may still be on its way. */
 	while (atomic_read(&cq->events_in_flight))
@@ -123,18 +140,105 @@ int sib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	return 0;
 }
 
-static void sib_cq_overflow(struct sib_cq *cq)
+/*
+ * A CQ in error (an overrun, or cq_err from debugfs) takes
+ * no more completions until it is destroyed; its consumer hears CQ_ERR
+ * and the QPs that complete on it go to error, from work as from an EQ.
+ * Any context.
+ */
+void sib_cq_set_error(struct sib_cq *cq)
 {
+	unsigned long flags;
+	bool first;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	first = !cq->error;
+	cq->error = true;
+	spin_unlock_irqrestore(&cq->lock, flags);
+	if (!first)
+		return;
+	atomic_inc(&to_sdev(cq->ibcq.device)->async_raised[SIB_ASYNC_CQ_ERR]);
+	queue_work(sib_fabric.wq, &cq->err_work);
+}
+
+static bool qp_uses_cq(struct sib_qp *qp, struct sib_cq *cq)
+{
+	return qp && (qp->ibqp.send_cq == &cq->ibcq ||
+		      qp->ibqp.recv_cq == &cq->ibcq);
+}
+
+void sib_cq_err_work(struct work_struct *work)
+{
+	struct sib_cq *cq = container_of(work, struct sib_cq, err_work);
+	struct sib_dev *sdev = to_sdev(cq->ibcq.device);
 	struct ib_event ev = {
 		.device = cq->ibcq.device,
 		.element.cq = &cq->ibcq,
 		.event = IB_EVENT_CQ_ERR,
 	};
+	unsigned long qpn;
+	struct sib_qp *qp;
+	u32 p, i;
 
-	pr_warn_ratelimited("sib: %s: completion queue overflow, completions lost\n",
-			    dev_name(&cq->ibcq.device->dev));
-	if (cq->ibcq.event_handler)
+	if (cq->ibcq.event_handler) {
+		atomic_inc(&sdev->async_handled[SIB_ASYNC_CQ_ERR]);
 		cq->ibcq.event_handler(&ev, cq->ibcq.cq_context);
+	}
+	/* A QP leaves the tables a grace period before it is freed. */
+	rcu_read_lock();
+	xa_for_each(&sdev->qps, qpn, qp)
+		if (qp_uses_cq(qp, cq))
+			sib_qp_set_error(qp);
+	for (p = 1; p <= sdev->nports; p++) {
+		for (i = 0; i < 2; i++) {
+			qp = rcu_dereference(sib_port(sdev, p)->special_qp[i]);
+			if (qp_uses_cq(qp, cq))
+				sib_qp_set_error(qp);
+		}
+	}
+	rcu_read_unlock();
+}
+
+/* debugfs sibN/cq_err: a CQN, or "all" of the device's CQs. */
+int sib_cq_err_store(struct sib_dev *sdev, const char *buf)
+{
+	bool all = !strcmp(buf, "all");
+	unsigned long cqn = 0;
+	struct sib_cq *cq;
+	int ret = 0;
+
+	if (!all && kstrtoul(buf, 0, &cqn))
+		return -EINVAL;
+	/* Held against destroy, which erases first, then cancels the work. */
+	xa_lock(&sdev->cqs);
+	if (all) {
+		xa_for_each(&sdev->cqs, cqn, cq)
+			sib_cq_set_error(cq);
+	} else {
+		cq = xa_load(&sdev->cqs, cqn);
+		if (cq)
+			sib_cq_set_error(cq);
+		else
+			ret = -ENOENT;
+	}
+	xa_unlock(&sdev->cqs);
+	return ret;
+}
+
+/* debugfs sibN/cqs: one line per CQ. */
+int sib_cqs_show(struct seq_file *m, void *unused)
+{
+	struct sib_dev *sdev = m->private;
+	unsigned long cqn;
+	struct sib_cq *cq;
+
+	xa_lock(&sdev->cqs);
+	xa_for_each(&sdev->cqs, cqn, cq)
+		seq_printf(m, "cqn %lu entries %u queued %u error %d\n", cqn,
+			   cq->mask + 1, READ_ONCE(cq->tail) - READ_ONCE(cq->head),
+			   READ_ONCE(cq->error));
+	xa_unlock(&sdev->cqs);
+	return 0;
 }
 
 /*
@@ -147,13 +251,15 @@ bool sib_cq_push(struct sib_cq *cq, const struct ib_wc *wc, bool solicited)
 	bool fire = false;
 
 	spin_lock_irqsave(&cq->lock, flags);
-	if (cq->tail - cq->head > cq->mask) {
-		bool first = !cq->overflow;
-
-		cq->overflow = true;
+	if (cq->error) {
 		spin_unlock_irqrestore(&cq->lock, flags);
-		if (first)
-			sib_cq_overflow(cq);
+		return false;
+	}
+	if (cq->tail - cq->head > cq->mask) {
+		spin_unlock_irqrestore(&cq->lock, flags);
+		pr_warn_ratelimited("sib: %s: completion queue %u overrun; it is in error\n",
+				    dev_name(&cq->ibcq.device->dev), cq->cqn);
+		sib_cq_set_error(cq);
 		return false;
 	}
 	cq->ring[cq->tail & cq->mask] = *wc;

@@ -4,6 +4,11 @@
  *
  *   mad_delay_ms, mad_drop_every,      fault injection for the whole fabric
  *   ud_drop_every, rc_drop_every
+ *   ud_loss_ppm, rc_loss_ppm,          N: each UD, RC/UC or MAD message is
+ *   mad_loss_ppm                       lost with a chance of N in a million
+ *   loss_burst                         N: such a loss takes the next N - 1
+ *                                      of its kind from its port too
+ *                                      (counted: drop_random, loss_bursts)
  *   sa_delay_ms                        the built-in SA takes each request
  *                                      this late (queued, not slept on)
  *   sa_busy_every                      N: every Nth SA request is answered
@@ -30,7 +35,8 @@
  *   sibN/vfs                           each port's SR-IOV VFs (sib_vf.c)
  *   sibN/portP/state                   ACTIVE, ARMED, INIT or DOWN; write up
  *                                      or down (sm=external: the link, the
- *                                      SM brings the port up from INIT)
+ *                                      SM brings the port up from INIT;
+ *                                      after sibN/fatal, up is refused)
  *   sibN/portP/lid, mtu, pkeys         read, and change under sm=builtin
  *   sibN/portP/event                   write an event name to raise it
  *   sibN/portP/counters                traffic, drops and the link as the PMA
@@ -42,8 +48,10 @@
  *                                      batches async's worker ran for its
  *                                      QPs (async_batches, async_wqes), the
  *                                      port's SA requests and their faults
- *                                      (sa_*); write 0 to clear (ipoib's
- *                                      counts too)
+ *                                      (sa_*), random losses (drop_random,
+ *                                      loss_bursts), WQEs its QPs completed
+ *                                      flushed (wr_flushed); write 0 to
+ *                                      clear (ipoib's counts too)
  *   sibN/portP/rx_stall                1: no receive buffers but QP0/QP1's
  *   sibN/portP/rc_drop_next            write N: the next N RC or UC messages
  *                                      the port sends are lost (a burst);
@@ -52,11 +60,32 @@
  *   sibN/resources                     verbs objects in use (mrs: memory
  *                                      regions)
  *   sibN/qps                           one line per QP but QP0 and QP1: its
- *                                      type and state; an RC QP's timer as
+ *                                      type, state and CQs (scq, rcq: their
+ *                                      CQNs); an RC QP's timer as
  *                                      its consumer set it (timeout,
  *                                      retry_cnt, rnr_retry) and the fabric
  *                                      runs it (ack_timeout_us, give_up_ms:
  *                                      after ack_timeout_max_ms; 0 never)
+ *   sibN/cqs                           one line per CQ: its CQN, entries,
+ *                                      completions queued, error state
+ *   sibN/qp_fatal                      write a QPN: the QP goes to error
+ *                                      (its work and later posts flushed)
+ *                                      and its handler gets QP_FATAL
+ *   sibN/cq_err                        write a CQN or "all": the CQ takes
+ *                                      no more completions, its handler
+ *                                      gets CQ_ERR and its QPs go to error,
+ *                                      as on an overrun
+ *   sibN/fatal                         write 1: the HCA dies (firmware
+ *                                      gone): every QP to error, the ports
+ *                                      down with no event, DEVICE_FATAL to
+ *                                      the registered handlers; only
+ *                                      teardown works then, until sib is
+ *                                      reloaded (a real driver unregisters
+ *                                      and registers the device anew)
+ *   sibN/async_events                  QP_FATAL, CQ_ERR and DEVICE_FATAL
+ *                                      raised, and how many of the first
+ *                                      two reached a handler (a QP
+ *                                      destroyed first takes none)
  *   sibN/cq_events                     CQ events raised: inline (in the
  *                                      poster's context), irq_local and
  *                                      irq_remote (cq_irq: on the poster's
@@ -140,6 +169,8 @@ static int state_show(struct seq_file *m, void *unused)
 
 static int state_store(struct sib_port *port, char *buf)
 {
+	if (READ_ONCE(port->sdev->fatal) && !strcmp(buf, "up"))
+		return -EIO;
 	if (!strcmp(buf, "up"))
 		sib_sm_port_up(port);
 	else if (!strcmp(buf, "down"))
@@ -371,10 +402,11 @@ static void qp_show(struct seq_file *m, struct sib_qp *qp, u32 max_ms)
 	u8 timeout = READ_ONCE(qp->timeout);
 	u8 retry_cnt = READ_ONCE(qp->retry_cnt);
 
-	seq_printf(m, "qpn 0x%x type %s state %s", qp->ibqp.qp_num,
-		   qp_type_name(qp->type),
+	seq_printf(m, "qpn 0x%x type %s state %s scq %u rcq %u",
+		   qp->ibqp.qp_num, qp_type_name(qp->type),
 		   state < ARRAY_SIZE(qp_state_names) ? qp_state_names[state] :
-							"?");
+							"?",
+		   to_scq(qp->ibqp.send_cq)->cqn, to_scq(qp->ibqp.recv_cq)->cqn);
 	if (qp->type == IB_QPT_RC)
 		seq_printf(m, " timeout %u retry_cnt %u rnr_retry %u ack_timeout_us %llu give_up_ms %llu",
 			   timeout, retry_cnt, READ_ONCE(qp->rnr_retry),
@@ -401,6 +433,95 @@ static int qps_show(struct seq_file *m, void *unused)
 }
 
 DEFINE_SHOW_ATTRIBUTE(qps);
+
+static int cqs_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, sib_cqs_show, inode->i_private);
+}
+
+static const struct file_operations cqs_fops = {
+	.owner = THIS_MODULE,
+	.open = cqs_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
+/* A device control file: write only, serialised with the others. */
+#define SIB_DEV_CTL(name)						\
+static ssize_t name##_write(struct file *file, const char __user *ubuf,	\
+			    size_t len, loff_t *ppos)			\
+{									\
+	struct sib_dev *sdev = file_inode(file)->i_private;		\
+	char *buf = read_user(ubuf, len);				\
+	int ret;							\
+									\
+	if (IS_ERR(buf))						\
+		return PTR_ERR(buf);					\
+	mutex_lock(&sib_fabric.ctl_mutex);				\
+	ret = name##_store(sdev, strim(buf));				\
+	mutex_unlock(&sib_fabric.ctl_mutex);				\
+	kfree(buf);							\
+	return ret ? ret : len;						\
+}									\
+static const struct file_operations name##_fops = {			\
+	.owner = THIS_MODULE,						\
+	.open = simple_open,						\
+	.write = name##_write,						\
+	.llseek = noop_llseek,						\
+}
+
+static int qp_fatal_store(struct sib_dev *sdev, char *buf)
+{
+	u32 qpn;
+
+	if (kstrtou32(buf, 0, &qpn))
+		return -EINVAL;
+	return sib_qp_fatal(sdev, qpn);
+}
+
+SIB_DEV_CTL(qp_fatal);
+
+static int cq_err_store(struct sib_dev *sdev, char *buf)
+{
+	return sib_cq_err_store(sdev, buf);
+}
+
+SIB_DEV_CTL(cq_err);
+
+static int fatal_store(struct sib_dev *sdev, char *buf)
+{
+	if (strcmp(buf, "1"))
+		return -EINVAL;
+	sib_dev_fatal(sdev);
+	return 0;
+}
+
+SIB_DEV_CTL(fatal);
+
+static int async_events_show(struct seq_file *m, void *unused)
+{
+	static const char * const names[SIB_ASYNC_KINDS] = {
+		[SIB_ASYNC_QP_FATAL] = "qp_fatal",
+		[SIB_ASYNC_CQ_ERR] = "cq_err",
+		[SIB_ASYNC_DEVICE_FATAL] = "device_fatal",
+	};
+	struct sib_dev *sdev = m->private;
+	unsigned int k;
+
+	/* DEVICE_FATAL goes to ib_core's list: whose handler, unknown. */
+	for (k = 0; k < SIB_ASYNC_KINDS; k++) {
+		seq_printf(m, "%s raised %d", names[k],
+			   atomic_read(&sdev->async_raised[k]));
+		if (k != SIB_ASYNC_DEVICE_FATAL)
+			seq_printf(m, " handled %d",
+				   atomic_read(&sdev->async_handled[k]));
+		seq_putc(m, '\n');
+	}
+	return 0;
+}
+
+DEFINE_SHOW_ATTRIBUTE(async_events);
 
 static int cq_events_show(struct seq_file *m, void *unused)
 {
@@ -624,6 +745,13 @@ int sib_debugfs_init(void)
 			   &sib_fabric.ud_drop_every);
 	debugfs_create_u32("rc_drop_every", 0644, root,
 			   &sib_fabric.rc_drop_every);
+	debugfs_create_u32("ud_loss_ppm", 0644, root,
+			   &sib_fabric.loss_ppm[SIB_LOSS_UD]);
+	debugfs_create_u32("rc_loss_ppm", 0644, root,
+			   &sib_fabric.loss_ppm[SIB_LOSS_RC]);
+	debugfs_create_u32("mad_loss_ppm", 0644, root,
+			   &sib_fabric.loss_ppm[SIB_LOSS_MAD]);
+	debugfs_create_u32("loss_burst", 0644, root, &sib_fabric.loss_burst);
 	debugfs_create_u32("sa_delay_ms", 0644, root, &sib_fabric.sa_delay_ms);
 	debugfs_create_u32("sa_busy_every", 0644, root,
 			   &sib_fabric.sa_busy_every);
@@ -657,6 +785,12 @@ void sib_debugfs_add_device(struct sib_dev *sdev)
 	debugfs_create_file("resources", 0444, dir, sdev, &resources_fops);
 	debugfs_create_file("cq_events", 0444, dir, sdev, &cq_events_fops);
 	debugfs_create_file("qps", 0444, dir, sdev, &qps_fops);
+	debugfs_create_file("cqs", 0444, dir, sdev, &cqs_fops);
+	debugfs_create_file("qp_fatal", 0200, dir, sdev, &qp_fatal_fops);
+	debugfs_create_file("cq_err", 0200, dir, sdev, &cq_err_fops);
+	debugfs_create_file("fatal", 0200, dir, sdev, &fatal_fops);
+	debugfs_create_file("async_events", 0444, dir, sdev,
+			    &async_events_fops);
 	sib_vf_debugfs(sdev, dir);
 	for (p = 1; p <= sdev->nports; p++) {
 		struct sib_port *port = sib_port(sdev, p);

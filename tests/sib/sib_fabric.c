@@ -7,6 +7,8 @@
  * sm=builtin a DLID leads straight to the port that owns it; under
  * sm=external the switch forwards by the tables the SM programmed.
  */
+#include <linux/math64.h>
+#include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/rculist.h>
 #include <rdma/ib_cm.h>
@@ -749,6 +751,35 @@ static bool drop_every(u32 every, atomic_t *seq)
 	return every && (atomic_inc_return(seq) % every) == 0;
 }
 
+/*
+ * *_loss_ppm: each message lost with that chance in a million; a loss
+ * starts a burst that takes the next loss_burst - 1 of the same kind the
+ * same port sends (the SM's own sends have one burst of their own).
+ */
+static bool random_loss(struct sib_pkt *pkt, enum sib_loss_kind kind)
+{
+	struct sib_fabric *fab = &sib_fabric;
+	u32 ppm = READ_ONCE(fab->loss_ppm[kind]);
+	atomic_t *left = pkt->src_port ?
+			 &pkt->src_port->loss_burst_left[kind] :
+			 &fab->sm_burst_left[kind];
+	u32 burst;
+
+	if (atomic_add_unless(left, -1, 0))
+		goto lost;
+	if (!ppm || mul_u32_u32(get_random_u32(), 1000000) >> 32 >= ppm)
+		return false;
+	burst = READ_ONCE(fab->loss_burst);
+	if (burst > 1)
+		atomic_set(left, burst - 1);
+	if (pkt->src_port)
+		sib_count(pkt->src_port, SIB_CNT_LOSS_BURSTS, 1);
+lost:
+	if (pkt->src_port)
+		sib_count(pkt->src_port, SIB_CNT_DROP_RANDOM, 1);
+	return true;
+}
+
 /* Fault injection from debugfs: true when the packet was taken away. */
 static bool sib_injected_fault(struct sib_pkt *pkt)
 {
@@ -766,15 +797,18 @@ static bool sib_injected_fault(struct sib_pkt *pkt)
 			return true;
 		}
 
-		drop = drop_every(READ_ONCE(fab->mad_drop_every), &fab->mad_seq);
+		drop = drop_every(READ_ONCE(fab->mad_drop_every), &fab->mad_seq) ||
+		       random_loss(pkt, SIB_LOSS_MAD);
 		if (!drop && delay) {
 			sib_deliver_later(pkt, delay);
 			return true;
 		}
 	} else if (!pkt->src_qp || is_ud_like(pkt->src_qp->type)) {
-		drop = drop_every(READ_ONCE(fab->ud_drop_every), &fab->ud_seq);
+		drop = drop_every(READ_ONCE(fab->ud_drop_every), &fab->ud_seq) ||
+		       random_loss(pkt, SIB_LOSS_UD);
 	} else {
-		drop = drop_every(READ_ONCE(fab->rc_drop_every), &fab->rc_seq);
+		drop = drop_every(READ_ONCE(fab->rc_drop_every), &fab->rc_seq) ||
+		       random_loss(pkt, SIB_LOSS_RC);
 		/* A burst: the next N RC or UC messages a port sends. */
 		if (!drop && pkt->src_port)
 			drop = atomic_add_unless(&pkt->src_port->rc_drop_next,

@@ -44,6 +44,9 @@ const char *const sib_counter_names[SIB_NR_COUNTERS] = {
 	[SIB_CNT_SA_DELAYED] = "sa_delayed",
 	[SIB_CNT_SA_BUSY] = "sa_busy",
 	[SIB_CNT_SA_SILENT] = "sa_silent",
+	[SIB_CNT_DROP_RANDOM] = "drop_random",
+	[SIB_CNT_LOSS_BURSTS] = "loss_bursts",
+	[SIB_CNT_WR_FLUSHED] = "wr_flushed",
 };
 
 /* 0x0000 and 0x8000 are reserved: they never match anything. */

@@ -279,6 +279,7 @@ static struct sib_dev *create_device(u32 index)
 	sdev->nports = ports;
 	xa_init_flags(&sdev->qps, XA_FLAGS_ALLOC);
 	xa_init_flags(&sdev->mrs, XA_FLAGS_ALLOC);
+	xa_init_flags(&sdev->cqs, XA_FLAGS_ALLOC1);
 	sdev->next_qpn = 0x48 + index * 0x100;
 	sdev->cq_events = alloc_percpu(struct sib_cq_event_stats);
 	if (!sdev->cq_events) {
@@ -342,6 +343,7 @@ static void destroy_device(struct sib_dev *sdev)
 	free_percpu(sdev->cq_events);
 	xa_destroy(&sdev->qps);
 	xa_destroy(&sdev->mrs);
+	xa_destroy(&sdev->cqs);
 	ib_dealloc_device(&sdev->ibdev);
 	platform_device_unregister(sib_pdev[index]);
 	sib_pdev[index] = NULL;

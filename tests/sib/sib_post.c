@@ -75,6 +75,8 @@ static bool flush_rq_locked(struct sib_qp *qp, struct sib_cq *cq)
 		};
 
 		qp->rq.head++;
+		sib_count(sib_port(qp->sdev, qp->port_num), SIB_CNT_WR_FLUSHED,
+			  1);
 		fire |= sib_cq_push(cq, &wc, false);
 	}
 	return fire;
@@ -606,6 +608,8 @@ u32 sib_sq_run(struct sib_qp *qp)
 			break;	/* SQD: hold the queue */
 		if (state != IB_QPS_RTS) {
 			status = IB_WC_WR_FLUSH_ERR;
+			sib_count(sib_port(qp->sdev, qp->port_num),
+				  SIB_CNT_WR_FLUSHED, 1);
 		} else if (qp->ack_expired && !ack_resend(qp)) {
 			status = IB_WC_RETRY_EXC_ERR;
 		} else {

@@ -132,6 +132,8 @@ int sib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 
 	if (udata)
 		return -EOPNOTSUPP;
+	if (READ_ONCE(sdev->fatal))
+		return -EIO;
 	switch (init->qp_type) {
 	case IB_QPT_SMI:
 	case IB_QPT_GSI:
@@ -328,6 +330,7 @@ void sib_qp_event_work(struct work_struct *work)
 		.device = qp->ibqp.device,
 		.element.qp = &qp->ibqp,
 	};
+	struct sib_dev *sdev = qp->sdev;
 	unsigned int type;
 
 	/* In enum order: an access error comes before the last WQE. */
@@ -335,8 +338,11 @@ void sib_qp_event_work(struct work_struct *work)
 		if (!test_and_clear_bit(type, &qp->events))
 			continue;
 		ev.event = type;
-		if (qp->ibqp.event_handler)
-			qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+		if (!qp->ibqp.event_handler)
+			continue;
+		if (type == IB_EVENT_QP_FATAL)
+			atomic_inc(&sdev->async_handled[SIB_ASYNC_QP_FATAL]);
+		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
 	}
 }
 
@@ -353,6 +359,70 @@ void sib_qp_set_error(struct sib_qp *qp)
 	sib_flush_rq(qp);
 	if (qp->ibqp.srq)
 		sib_qp_event(qp, IB_EVENT_QP_LAST_WQE_REACHED);
+}
+
+/*
+ * debugfs sibN/qp_fatal: the QP fails as on a local work queue
+ * catastrophic error.  It goes to error (what it holds flushed, what is
+ * posted after flushed too) and its consumer hears QP_FATAL.
+ */
+int sib_qp_fatal(struct sib_dev *sdev, u32 qpn)
+{
+	struct sib_qp *qp;
+	int ret = 0;
+
+	/* Destroy waits a grace period, then cancels the event's work. */
+	rcu_read_lock();
+	qp = qpn > 1 ? xa_load(&sdev->qps, qpn) : NULL;
+	if (qp) {
+		sib_qp_set_error(qp);
+		atomic_inc(&sdev->async_raised[SIB_ASYNC_QP_FATAL]);
+		sib_qp_event(qp, IB_EVENT_QP_FATAL);
+	} else {
+		ret = -ENOENT;
+	}
+	rcu_read_unlock();
+	return ret;
+}
+
+/*
+ * debugfs sibN/fatal: the HCA's firmware died.  Every QP goes to error
+ * with its work flushed, the ports go down with no event (nobody is left
+ * to send one), DEVICE_FATAL goes to every registered handler, and from
+ * then on the device does nothing but let its objects be destroyed.  A
+ * real driver recovers by unregistering the device and registering it
+ * anew (mlx5's health recovery); here that is reloading sib.
+ */
+void sib_dev_fatal(struct sib_dev *sdev)
+{
+	struct ib_event ev = {
+		.device = &sdev->ibdev,
+		.element.port_num = 1,
+		.event = IB_EVENT_DEVICE_FATAL,
+	};
+	unsigned long qpn;
+	struct sib_qp *qp;
+	u32 p, i;
+
+	/* Under ctl_mutex, as every debugfs control. */
+	if (READ_ONCE(sdev->fatal))
+		return;
+	WRITE_ONCE(sdev->fatal, true);
+	rcu_read_lock();
+	xa_for_each(&sdev->qps, qpn, qp)
+		sib_qp_set_error(qp);
+	for (p = 1; p <= sdev->nports; p++) {
+		for (i = 0; i < 2; i++) {
+			qp = rcu_dereference(sib_port(sdev, p)->special_qp[i]);
+			if (qp)
+				sib_qp_set_error(qp);
+		}
+	}
+	rcu_read_unlock();
+	for (p = 1; p <= sdev->nports; p++)
+		sib_sm_port_dead(sib_port(sdev, p));
+	atomic_inc(&sdev->async_raised[SIB_ASYNC_DEVICE_FATAL]);
+	ib_dispatch_event(&ev);
 }
 
 /*
@@ -397,6 +467,13 @@ int sib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 
 	if (udata)
 		return -EOPNOTSUPP;
+	/*
+	 * A dead HCA's QPs stay in error (posts come back flushed, so
+	 * drains end) or go to reset, to be freed.
+	 */
+	if (READ_ONCE(qp->sdev->fatal) && (mask & IB_QP_STATE) &&
+	    attr->qp_state != IB_QPS_RESET && attr->qp_state != IB_QPS_ERR)
+		return -EIO;
 	/* Fault injection (debugfs fail_qkey_set): a Q_Key change alone. */
 	if (mask == IB_QP_QKEY &&
 	    atomic_add_unless(&sib_fabric.fail_qkey_set, -1, 0))

@@ -65,7 +65,7 @@ void sib_sm_port_up(struct sib_port *port)
 		sib_port_event(port, IB_EVENT_PORT_ACTIVE);
 }
 
-void sib_sm_port_down(struct sib_port *port)
+static void port_down(struct sib_port *port, bool event)
 {
 	unsigned long flags;
 	bool changed;
@@ -83,7 +83,19 @@ void sib_sm_port_down(struct sib_port *port)
 	sib_count(port, SIB_CNT_LINK_DOWNED, 1);
 	/* The SM sweeps the dead port out of every multicast group. */
 	sib_sa_port_gone(port);
-	sib_port_event(port, IB_EVENT_PORT_ERR);
+	if (event)
+		sib_port_event(port, IB_EVENT_PORT_ERR);
+}
+
+void sib_sm_port_down(struct sib_port *port)
+{
+	port_down(port, true);
+}
+
+/* An HCA that died raises no event: its consumers hear DEVICE_FATAL. */
+void sib_sm_port_dead(struct sib_port *port)
+{
+	port_down(port, false);
 }
 
 int sib_sm_add_device(struct sib_dev *sdev)
