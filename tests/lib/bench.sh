@@ -21,6 +21,9 @@ BENCH_RR=10000
 # Module parameters for the in-tree driver: bench.intree=a=1,b=2 on the
 # command line (tests/bench/run --intree-params "a=1 b=2"), else none.
 read -r -a BENCH_INTREE <<<"$(sed -n 's/.*bench\.intree=\([^ ]*\).*/\1/p' /proc/cmdline | tr , ' ')"
+# Module parameters for ours: bench.ours=a=1,b=2 (tests/bench/run sets the
+# in-tree driver's ring sizes there unless --own-rings), else none.
+read -r -a BENCH_OURS <<<"$(sed -n 's/.*bench\.ours=\([^ ]*\).*/\1/p' /proc/cmdline | tr , ' ')"
 # Profiles: bench.profile=1 (tests/bench/run --profile).
 BENCH_PROFILE=$(sed -n 's/.*bench\.profile=\([0-9]*\).*/\1/p' /proc/cmdline)
 bench_port=5300
@@ -53,14 +56,15 @@ bench_info() {
 }
 
 # bench_intree_up: the in-tree driver with the bench's parameters (none by
-# default: its own defaults); bench_alt_up [PARAMETERS...]: ours.
+# default: its own defaults); bench_alt_up [PARAMETERS...]: ours with the
+# bench's parameters, then these (the later of two wins).
 bench_intree_up() {
 	intree_up ${BENCH_INTREE[@]+"${BENCH_INTREE[@]}"}
 	bench_info intree ${BENCH_INTREE[@]+"${BENCH_INTREE[@]}"}
 }
 bench_alt_up() {
-	alt_up "$@"
-	bench_info ours "$@"
+	alt_up ${BENCH_OURS[@]+"${BENCH_OURS[@]}"} "$@"
+	bench_info ours ${BENCH_OURS[@]+"${BENCH_OURS[@]}"} "$@"
 }
 
 # order ROUND A B: A B on odd rounds, B A on even ones, so that a drift in

@@ -8,6 +8,10 @@
 # makes a connection each way, ours (cm_policy=auto) one shared connection.
 # Per connection and per pair of hosts; then ours again under
 # cm_policy=compatible (a connection each way), for the pair figure.
+# In round 1, per driver: 64 children of one interface (ip link add, all
+# in its partition), connected, MTU 65520, up and idle: what connected mode
+# costs a port with that many interfaces (each in-tree one fills an SRQ of
+# its own; ours share one pool per port).
 # Kernel memory is MemTotal - MemFree - Buffers - Cached after dropping
 # caches; slab is /proc/meminfo's Slab.
 #
@@ -134,6 +138,54 @@ connections() {
 		na "$who" "$r" mem_conn slab_conn
 	fi
 }
+
+# children64 WHO ROUND: 64 connected children of WHO's interface on
+# sib0 (or sib2), up; the kernel memory they took, in MiB.
+children64() {
+	local who=$1 r=$2 p=${PA[$1]} k m0 m1 t=$SECONDS
+	read -r m0 _ <<<"$(mem_kib)"
+	# Ours' children take the mode through sysfs: iproute2 knows no
+	# options for a link kind other than "ipoib".
+	for k in $(seq 64); do
+		if [ "$who" = ours ]; then
+			echo "link add link $p name $p.c$k type ipoib_alt"
+		else
+			echo "link add link $p name $p.c$k type ipoib mode connected"
+		fi
+	done | ip -batch -
+	if [ "$who" = ours ]; then
+		for k in $(seq 64); do
+			echo connected >"/sys/class/net/$p.c$k/mode"
+		done
+	fi
+	for k in $(seq 64); do
+		echo "link set $p.c$k mtu 65520 up"
+	done | ip -batch - || echo "$who: not every child took MTU 65520 and up" >&2
+	if wait_for 120 children_up "$p"; then
+		read -r m1 _ <<<"$(mem_kib)"
+		echo "$who: 64 connected children of $p up in $((SECONDS - t)) s: kernel memory $m0 -> $m1 KiB"
+		result mem_child64 "$who" "$r" $(((m1 - m0) / 1024))
+	else
+		echo "$who: not all 64 children of $p connected with carrier: no figure"
+		na "$who" "$r" mem_child64
+	fi
+	for k in $(seq 64); do
+		echo "link del $p.c$k"
+	done | ip -batch -
+}
+# children_up PARENT: its 64 children are connected and have carrier.
+# shellcheck disable=SC2317 # called through wait_for
+children_up() {
+	local k
+	for k in $(seq 64); do
+		[ "$(cat "/sys/class/net/$1.c$k/carrier" 2>/dev/null)" = 1 ] &&
+			[ "$(cat "/sys/class/net/$1.c$k/mode")" = connected ] || return 1
+	done
+}
+
+for who in ours intree; do
+	children64 "$who" 1
+done
 
 for r in $(seq "$BENCH_ROUNDS"); do
 	step "round $r of $BENCH_ROUNDS"
