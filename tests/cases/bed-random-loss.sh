@@ -10,7 +10,7 @@
 # driver first (the witness), then ours.  In connected mode the in-tree
 # driver asks for no RC retries (retry_cnt 0): every loss ends its
 # connection, and its reconnections back off until a stream of 8 MiB
-# takes minutes.  That is shown, not judged: after 60 s the loss stops,
+# takes minutes.  That is shown, not judged: after 15 s the loss stops,
 # and the stream must then complete whole.
 #
 #   h1: sib0 10.34.0.1 ==== switch (2% lost, bursts of 3) ==== h2: sib1 10.34.0.2
@@ -27,14 +27,14 @@ NET=10.34.0
 both() { echo $(($(sib_counter sib0 1 "$1") + $(sib_counter sib1 1 "$1"))); }
 
 # stream SRV ADDR CLI WHAT KNOB JUDGE: 8 MiB over TCP, every byte
-# compared.  JUDGE yes: within 240 s; no: KNOB off after 60 s if need be
+# compared.  JUDGE yes: within 240 s; no: KNOB off after 15 s if need be
 # (shown), then whole within 120 s.
 stream() {
 	local pid t0=$SECONDS
 	( tcp_exact "$1" "$2" "$3" 8 "$4" ) &
 	pid=$!
-	if [ "$6" = no ] && ! wait_for 60 pid_gone "$pid"; then
-		echo "$4: not complete 60 s into the loss; $5 back to 0"
+	if [ "$6" = no ] && ! wait_for 15 pid_gone "$pid"; then
+		echo "$4: not complete 15 s into the loss; $5 back to 0"
 		echo 0 >"$SIB/$5"
 		wait_for 120 pid_gone "$pid" || fail "$4: not complete 120 s after the loss stopped"
 	fi
