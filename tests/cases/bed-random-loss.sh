@@ -10,8 +10,8 @@
 # driver first (the witness), then ours.  In connected mode the in-tree
 # driver asks for no RC retries (retry_cnt 0): every loss ends its
 # connection, and its reconnections back off until a stream of 8 MiB
-# takes minutes.  That is shown, not judged: after 15 s the loss stops,
-# and the stream must then complete whole.
+# takes minutes.  That is shown, not judged, one way only: after 15 s the
+# loss stops, and the stream must then complete whole.
 #
 #   h1: sib0 10.34.0.1 ==== switch (2% lost, bursts of 3) ==== h2: sib1 10.34.0.2
 #
@@ -70,8 +70,11 @@ lossy() {
 	echo 3 >"$SIB/loss_burst"
 	echo 20000 >"$SIB/$knob"
 	stream h2 "$NET.2" h1 "$drv $mode: 8 MiB h1 -> h2" "$knob" "$judge"
-	echo 20000 >"$SIB/$knob"
-	stream h1 "$NET.1" h2 "$drv $mode: 8 MiB h2 -> h1" "$knob" "$judge"
+	# What is only shown is shown one way.
+	if [ "$judge" = yes ]; then
+		echo 20000 >"$SIB/$knob"
+		stream h1 "$NET.1" h2 "$drv $mode: 8 MiB h2 -> h1" "$knob" "$judge"
+	fi
 	echo 0 >"$SIB/$knob"
 	lost=$(both drop_random)
 	bursts=$(both loss_bursts)
