@@ -178,7 +178,7 @@ static struct ipoib_cm_conn *conn_new(struct ipoib_dev *priv,
 	struct ipoib_cm_conn *conn;
 
 	lockdep_assert_held(&priv->lock);
-	if (!cm->srq && cm->nr_conns >= ipoib_cm_max_conn_nosrq) {
+	if (!cm->pool && cm->nr_conns >= ipoib_cm_max_conn_nosrq) {
 		net_info_ratelimited("%s: %u connections, the most without an SRQ (cm_max_conn_nosrq)\n",
 				     priv->dev->name, cm->nr_conns);
 		return ERR_PTR(-ENOSPC);
@@ -661,7 +661,7 @@ static int conn_create_qp(struct ipoib_cm_conn *conn)
 	struct ib_qp_init_attr attr = {
 		.event_handler = qp_event,
 		.qp_context = conn,
-		.srq = cm->srq,
+		.srq = cm->pool ? cm->pool->srq : NULL,
 		.cap = {
 			.max_send_sge = priv->max_send_sge,
 		},
@@ -672,7 +672,7 @@ static int conn_create_qp(struct ipoib_cm_conn *conn)
 	int ret;
 
 	/* Without an SRQ, a ring of its own: if the peer sends on it. */
-	if (!cm->srq && ipoib_cm_conn_receives(conn)) {
+	if (!cm->pool && ipoib_cm_conn_receives(conn)) {
 		rq = IPOIB_CM_NOSRQ_RING;
 		attr.cap.max_recv_wr = rq;
 		attr.cap.max_recv_sge = cm->rx_sge;
@@ -689,14 +689,14 @@ static int conn_create_qp(struct ipoib_cm_conn *conn)
 	attr.send_cq = conn->cq->cq;
 	attr.recv_cq = conn->cq->cq;
 	/* The SRQ's PD when there is one: its buffers' keys are of it. */
-	conn->qp = ib_create_qp(cm->pd, &attr);
+	conn->qp = ib_create_qp(ipoib_cm_pd(priv), &attr);
 	if (IS_ERR(conn->qp)) {
 		ret = PTR_ERR(conn->qp);
 		conn->qp = NULL;
 		return ret;
 	}
 	for (i = 0; i < ARRAY_SIZE(conn->tx_sge); i++)
-		conn->tx_sge[i].lkey = cm->pd->local_dma_lkey;
+		conn->tx_sge[i].lkey = ipoib_cm_pd(priv)->local_dma_lkey;
 	return 0;
 }
 
@@ -746,7 +746,7 @@ static int conn_connect(struct ipoib_cm_conn *conn)
 		.retry_count = IPOIB_CM_RETRY_COUNT,
 		.rnr_retry_count = IPOIB_CM_RNR_RETRY_COUNT,
 		.max_cm_retries = 15,
-		.srq = !!priv->cm->srq,
+		.srq = !!priv->cm->pool,
 	};
 	struct ib_cm_id *id;
 	int ret;
@@ -950,7 +950,7 @@ static int conn_accept(struct ipoib_cm_conn *conn)
 		.private_data = pd,
 		.private_data_len = sizeof(pd),
 		.rnr_retry_count = IPOIB_CM_RNR_RETRY_COUNT,
-		.srq = !!priv->cm->srq,
+		.srq = !!priv->cm->pool,
 		.starting_psn = psn,
 	};
 	int ret;
@@ -1496,7 +1496,7 @@ void ipoib_cm_debugfs_show(struct seq_file *m, struct ipoib_dev *priv)
 		   ipoib_mode_connected(priv) ? "connected" : "datagram",
 		   policy_names[ipoib_cm_policy],
 		   ipoib_cm_uc ? "RC+UC" : "RC",
-		   priv->cm->srq ? "SRQ" : "per-QP rings");
+		   priv->cm->pool ? "SRQ" : "per-QP rings");
 	seq_puts(m, "peer qpn remote_qpn type mtu age_s idle_s state role form\n");
 	spin_lock_bh(&priv->lock);
 	list_for_each_entry(conn, &priv->cm->conns, link)

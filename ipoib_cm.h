@@ -149,10 +149,11 @@ struct ipoib_cm_pool {
 	struct ipoib_rx_pages pages;
 	struct ipoib_cm_bufs bufs;
 	struct ipoib_cm_rx_buf *ring;	/* max_wr buffers, filled or not */
-	spinlock_t lock;		/* free, nr_free, nr_bufs */
+	spinlock_t lock;		/* free, nr_free; nr_bufs's changes */
 	unsigned int *free;		/* indexes of empty buffers */
 	unsigned int nr_free;
-	unsigned int nr_bufs;		/* filled: posted or being handled */
+	/* Filled: posted or being handled; read anywhere, no lock. */
+	unsigned int nr_bufs;
 	/* Changed under mutex, read anywhere. */
 	unsigned int target;		/* nr_bufs follows it */
 	unsigned int ceiling;		/* target's most: the users' rings */
@@ -262,14 +263,10 @@ struct ipoib_cm_dev {
 	u64 last_seq;			/* the newest connection's seq */
 	struct ipoib_rx_pages pages;	/* per-QP rings' buffers' pages */
 	struct ipoib_cm_bufs own_bufs;	/* per-QP rings' buffers */
-	const struct ipoib_cm_bufs *bufs;	/* own_bufs or the pool's */
 	struct ipoib_cm_pool *pool;	/* the port's SRQ; NULL: per-QP rings */
 	struct list_head pool_link;	/* pool->users */
 	unsigned int pool_want;		/* our ring size: the pool's ceiling */
-	struct ib_srq *srq;		/* the pool's, or NULL */
-	struct ib_pd *pd;		/* connections' QPs: the SRQ's PD */
 	unsigned int rx_sge;		/* per buffer: the head, then pages */
-	unsigned int srq_size;		/* the SRQ's WQEs */
 	bool behind;			/* the last poll used all its budget */
 	struct list_head cqs;		/* struct ipoib_cm_cq, the first stays */
 	struct mutex cq_lock;		/* changes to cqs; the poll reads it */
@@ -381,6 +378,19 @@ static inline bool ipoib_cm_pool_pressed(const struct ipoib_cm_pool *pool)
 {
 	return READ_ONCE(pool->low) &&
 	       READ_ONCE(pool->target) >= READ_ONCE(pool->ceiling);
+}
+
+/* What connections receive into: the port's pool, or their own rings. */
+static inline const struct ipoib_cm_bufs *
+ipoib_cm_bufs(const struct ipoib_cm_dev *cm)
+{
+	return cm->pool ? &cm->pool->bufs : &cm->own_bufs;
+}
+
+/* Connections' QPs are made on the SRQ's PD when there is one. */
+static inline struct ib_pd *ipoib_cm_pd(const struct ipoib_dev *priv)
+{
+	return priv->cm->pool ? priv->cm->pool->pd : priv->pd;
 }
 
 /* ethtool -S, after the rings': the pool's figures (ipoib_cm_pool.c). */

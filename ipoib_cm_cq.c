@@ -20,7 +20,7 @@
 /* Entries every CQ keeps for receives from the SRQ. */
 static unsigned int srq_entries(const struct ipoib_dev *priv)
 {
-	return priv->cm->srq ? priv->cm->srq_size : 0;
+	return priv->cm->pool ? priv->cm->pool->max_wr : 0;
 }
 
 static void cq_event(struct ib_cq *cq, void *ctx)

@@ -155,11 +155,13 @@ static int pool_post(struct ipoib_cm_pool *pool, struct ipoib_cm_rx_buf *buf)
 	return ret;
 }
 
-/* An emptied buffer's slot is free again. */
-static void pool_slot_free(struct ipoib_cm_pool *pool,
-			   struct ipoib_cm_rx_buf *buf)
+/* A buffer the pool no longer holds: emptied, its slot free again. */
+static void pool_buf_drop(struct ipoib_cm_pool *pool,
+			  struct ipoib_cm_rx_buf *buf)
 {
+	ipoib_cm_buf_free(&pool->bufs, buf);
 	spin_lock_bh(&pool->lock);
+	WRITE_ONCE(pool->nr_bufs, pool->nr_bufs - 1);
 	pool->free[pool->nr_free++] = buf - pool->ring;
 	spin_unlock_bh(&pool->lock);
 }
@@ -167,27 +169,17 @@ static void pool_slot_free(struct ipoib_cm_pool *pool,
 /*
  * A buffer whose completion its interface has handled (the packet's
  * pages replaced, or a flush): posted again, or freed while the pool
- * holds more than its target.  Any context but hard IRQ.
+ * holds more than its target.  Any context but hard IRQ.  Every packet
+ * comes here, so no lock: two buffers racing past the target may both
+ * go, one too many, which the work's next fill brings back.
  */
 void ipoib_cm_pool_recycle(struct ipoib_cm_pool *pool,
 			   struct ipoib_cm_rx_buf *buf)
 {
-	bool drop;
-
-	spin_lock_bh(&pool->lock);
-	drop = pool->nr_bufs > READ_ONCE(pool->target);
-	if (drop)
-		pool->nr_bufs--;
-	spin_unlock_bh(&pool->lock);
-	if (!drop && likely(!pool_post(pool, buf)))
+	if (likely(READ_ONCE(pool->nr_bufs) <= READ_ONCE(pool->target)) &&
+	    likely(!pool_post(pool, buf)))
 		return;
-	if (!drop) {
-		spin_lock_bh(&pool->lock);
-		pool->nr_bufs--;
-		spin_unlock_bh(&pool->lock);
-	}
-	ipoib_cm_buf_free(&pool->bufs, buf);
-	pool_slot_free(pool, buf);
+	pool_buf_drop(pool, buf);
 }
 
 /* Up to the target, sleeping for memory.  Under pool->mutex. */
@@ -203,15 +195,11 @@ static void pool_fill(struct ipoib_cm_pool *pool)
 			return;
 		}
 		buf = &pool->ring[pool->free[--pool->nr_free]];
-		pool->nr_bufs++;
+		WRITE_ONCE(pool->nr_bufs, pool->nr_bufs + 1);
 		spin_unlock_bh(&pool->lock);
 		if (ipoib_cm_buf_fill(&pool->bufs, buf) ||
 		    pool_post(pool, buf)) {
-			ipoib_cm_buf_free(&pool->bufs, buf);
-			spin_lock_bh(&pool->lock);
-			pool->nr_bufs--;
-			pool->free[pool->nr_free++] = buf - pool->ring;
-			spin_unlock_bh(&pool->lock);
+			pool_buf_drop(pool, buf);
 			return;		/* the next event or quiet check retries */
 		}
 	}
@@ -276,7 +264,7 @@ static void pool_work(struct work_struct *work)
 	}
 	if (again)
 		mod_delayed_work(system_wq, &pool->work, IPOIB_CM_POOL_HOLD);
-	else if (pool->target > start || pool->nr_bufs < pool->target)
+	else if (pool->target > start || READ_ONCE(pool->nr_bufs) < pool->target)
 		mod_delayed_work(system_wq, &pool->work, IPOIB_CM_POOL_QUIET);
 	mutex_unlock(&pool->mutex);
 }

@@ -72,7 +72,7 @@ static int rx_post(struct ipoib_dev *priv, struct ipoib_cm_conn *conn,
 static struct sk_buff *rx_take(struct ipoib_dev *priv,
 			       struct ipoib_cm_rx_buf *buf, unsigned int len)
 {
-	const struct ipoib_cm_bufs *b = priv->cm->bufs;
+	const struct ipoib_cm_bufs *b = ipoib_cm_bufs(priv->cm);
 	unsigned int npages = len > IPOIB_CM_HEAD_SIZE ?
 		DIV_ROUND_UP(len - IPOIB_CM_HEAD_SIZE, PAGE_SIZE) : 0;
 	struct page *fresh[IPOIB_CM_RX_PAGES];
@@ -185,7 +185,6 @@ int ipoib_cm_rx_init(struct ipoib_dev *priv)
 	struct ipoib_cm_pool *pool = NULL;
 	int ret;
 
-	cm->srq = NULL;
 	cm->pool = NULL;
 	if (!ipoib_cm_rx_mtu_usable(rx_mtu)) {
 		netdev_warn(priv->dev, "connected mode refused: %u-byte receives are too small (max_recv_sge %d, max_srq_sge %d)\n",
@@ -201,10 +200,6 @@ int ipoib_cm_rx_init(struct ipoib_dev *priv)
 	}
 	if (pool) {
 		cm->pool = pool;
-		cm->srq = pool->srq;
-		cm->srq_size = pool->max_wr;
-		cm->pd = pool->pd;
-		cm->bufs = &pool->bufs;
 		return 0;
 	}
 	ret = ipoib_rx_pages_init(priv, &cm->pages, 0, 0, PAGE_SIZE,
@@ -215,8 +210,6 @@ int ipoib_cm_rx_init(struct ipoib_dev *priv)
 	cm->own_bufs.pages = &cm->pages;
 	cm->own_bufs.lkey = priv->pd->local_dma_lkey;
 	cm->own_bufs.nsge = cm->rx_sge;
-	cm->bufs = &cm->own_bufs;
-	cm->pd = priv->pd;
 	return 0;
 }
 
@@ -228,7 +221,6 @@ void ipoib_cm_rx_cleanup(struct ipoib_dev *priv)
 	if (cm->pool) {
 		ipoib_cm_pool_put(priv);
 		cm->pool = NULL;
-		cm->srq = NULL;
 	}
 	ipoib_rx_pages_destroy(&cm->pages);
 }
@@ -265,7 +257,7 @@ int ipoib_cm_rx_ring_init(struct ipoib_cm_conn *conn)
 	if (!conn->rx_ring)
 		return -ENOMEM;
 	for (i = 0; i < conn->rx_size; i++) {
-		ret = ipoib_cm_buf_fill(priv->cm->bufs, &conn->rx_ring[i]);
+		ret = ipoib_cm_buf_fill(ipoib_cm_bufs(priv->cm), &conn->rx_ring[i]);
 		if (!ret)
 			ret = rx_post(priv, conn, &conn->rx_ring[i]);
 		if (ret)
@@ -308,7 +300,8 @@ void ipoib_cm_rx_ring_free(struct ipoib_cm_conn *conn)
 	if (!conn->rx_ring)
 		return;
 	for (i = 0; i < conn->rx_size; i++)
-		ipoib_cm_buf_free(conn->priv->cm->bufs, &conn->rx_ring[i]);
+		ipoib_cm_buf_free(ipoib_cm_bufs(conn->priv->cm),
+				  &conn->rx_ring[i]);
 	kvfree(conn->rx_ring);
 	conn->rx_ring = NULL;
 }

@@ -161,12 +161,6 @@ void sib_cq_set_error(struct sib_cq *cq)
 	queue_work(sib_fabric.wq, &cq->err_work);
 }
 
-static bool qp_uses_cq(struct sib_qp *qp, struct sib_cq *cq)
-{
-	return qp && (qp->ibqp.send_cq == &cq->ibcq ||
-		      qp->ibqp.recv_cq == &cq->ibcq);
-}
-
 void sib_cq_err_work(struct work_struct *work)
 {
 	struct sib_cq *cq = container_of(work, struct sib_cq, err_work);
@@ -176,27 +170,12 @@ void sib_cq_err_work(struct work_struct *work)
 		.element.cq = &cq->ibcq,
 		.event = IB_EVENT_CQ_ERR,
 	};
-	unsigned long qpn;
-	struct sib_qp *qp;
-	u32 p, i;
 
 	if (cq->ibcq.event_handler) {
 		atomic_inc(&sdev->async_handled[SIB_ASYNC_CQ_ERR]);
 		cq->ibcq.event_handler(&ev, cq->ibcq.cq_context);
 	}
-	/* A QP leaves the tables a grace period before it is freed. */
-	rcu_read_lock();
-	xa_for_each(&sdev->qps, qpn, qp)
-		if (qp_uses_cq(qp, cq))
-			sib_qp_set_error(qp);
-	for (p = 1; p <= sdev->nports; p++) {
-		for (i = 0; i < 2; i++) {
-			qp = rcu_dereference(sib_port(sdev, p)->special_qp[i]);
-			if (qp_uses_cq(qp, cq))
-				sib_qp_set_error(qp);
-		}
-	}
-	rcu_read_unlock();
+	sib_dev_qps_set_error(sdev, cq);
 }
 
 /* debugfs sibN/cq_err: a CQN, or "all" of the device's CQs. */

@@ -129,27 +129,45 @@ static char *read_user(const char __user *ubuf, size_t len)
 	return memdup_user_nul(ubuf, len);
 }
 
+/*
+ * A control file's write: store() on the text, trimmed, serialised with
+ * the other controls.
+ */
+static ssize_t ctl_write(const char __user *ubuf, size_t len,
+			 int (*store)(void *ctx, char *buf), void *ctx)
+{
+	char *buf = read_user(ubuf, len);
+	int ret;
+
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	mutex_lock(&sib_fabric.ctl_mutex);
+	ret = store(ctx, strim(buf));
+	mutex_unlock(&sib_fabric.ctl_mutex);
+	kfree(buf);
+	return ret ? ret : len;
+}
+
+/* name_store() for ctl_write(), on the file's object (port or device). */
+#define SIB_CTL_WRITE(name)						\
+static int name##_store_ctx(void *ctx, char *buf)			\
+{									\
+	return name##_store(ctx, buf);					\
+}									\
+static ssize_t name##_write(struct file *file, const char __user *ubuf,	\
+			    size_t len, loff_t *ppos)			\
+{									\
+	return ctl_write(ubuf, len, name##_store_ctx,			\
+			 file_inode(file)->i_private);			\
+}
+
 /* A port attribute file: show() and an optional store(). */
 #define SIB_PORT_FILE(name)						\
 static int name##_open(struct inode *inode, struct file *file)		\
 {									\
 	return single_open(file, name##_show, inode->i_private);	\
 }									\
-static ssize_t name##_write(struct file *file, const char __user *ubuf,	\
-			    size_t len, loff_t *ppos)			\
-{									\
-	struct sib_port *port = file_inode(file)->i_private;		\
-	char *buf = read_user(ubuf, len);				\
-	int ret;							\
-									\
-	if (IS_ERR(buf))						\
-		return PTR_ERR(buf);					\
-	mutex_lock(&sib_fabric.ctl_mutex);				\
-	ret = name##_store(port, strim(buf));				\
-	mutex_unlock(&sib_fabric.ctl_mutex);				\
-	kfree(buf);							\
-	return ret ? ret : len;						\
-}									\
+SIB_CTL_WRITE(name)							\
 static const struct file_operations name##_fops = {			\
 	.owner = THIS_MODULE,						\
 	.open = name##_open,						\
@@ -434,36 +452,16 @@ static int qps_show(struct seq_file *m, void *unused)
 
 DEFINE_SHOW_ATTRIBUTE(qps);
 
-static int cqs_open(struct inode *inode, struct file *file)
+static int cqs_show(struct seq_file *m, void *unused)
 {
-	return single_open(file, sib_cqs_show, inode->i_private);
+	return sib_cqs_show(m, unused);
 }
 
-static const struct file_operations cqs_fops = {
-	.owner = THIS_MODULE,
-	.open = cqs_open,
-	.read = seq_read,
-	.llseek = seq_lseek,
-	.release = single_release,
-};
+DEFINE_SHOW_ATTRIBUTE(cqs);
 
-/* A device control file: write only, serialised with the others. */
+/* A device control file: write only. */
 #define SIB_DEV_CTL(name)						\
-static ssize_t name##_write(struct file *file, const char __user *ubuf,	\
-			    size_t len, loff_t *ppos)			\
-{									\
-	struct sib_dev *sdev = file_inode(file)->i_private;		\
-	char *buf = read_user(ubuf, len);				\
-	int ret;							\
-									\
-	if (IS_ERR(buf))						\
-		return PTR_ERR(buf);					\
-	mutex_lock(&sib_fabric.ctl_mutex);				\
-	ret = name##_store(sdev, strim(buf));				\
-	mutex_unlock(&sib_fabric.ctl_mutex);				\
-	kfree(buf);							\
-	return ret ? ret : len;						\
-}									\
+SIB_CTL_WRITE(name)							\
 static const struct file_operations name##_fops = {			\
 	.owner = THIS_MODULE,						\
 	.open = simple_open,						\

@@ -361,6 +361,37 @@ void sib_qp_set_error(struct sib_qp *qp)
 		sib_qp_event(qp, IB_EVENT_QP_LAST_WQE_REACHED);
 }
 
+static bool qp_uses_cq(const struct sib_qp *qp, const struct sib_cq *cq)
+{
+	return !cq || qp->ibqp.send_cq == &cq->ibcq ||
+	       qp->ibqp.recv_cq == &cq->ibcq;
+}
+
+/*
+ * The device's QPs, QP0 and QP1 too, to error: those that complete on
+ * cq, or all when cq is NULL.
+ */
+void sib_dev_qps_set_error(struct sib_dev *sdev, const struct sib_cq *cq)
+{
+	unsigned long qpn;
+	struct sib_qp *qp;
+	u32 p, i;
+
+	/* A QP leaves the tables a grace period before it is freed. */
+	rcu_read_lock();
+	xa_for_each(&sdev->qps, qpn, qp)
+		if (qp_uses_cq(qp, cq))
+			sib_qp_set_error(qp);
+	for (p = 1; p <= sdev->nports; p++) {
+		for (i = 0; i < 2; i++) {
+			qp = rcu_dereference(sib_port(sdev, p)->special_qp[i]);
+			if (qp && qp_uses_cq(qp, cq))
+				sib_qp_set_error(qp);
+		}
+	}
+	rcu_read_unlock();
+}
+
 /*
  * debugfs sibN/qp_fatal: the QP fails as on a local work queue
  * catastrophic error.  It goes to error (what it holds flushed, what is
@@ -400,25 +431,13 @@ void sib_dev_fatal(struct sib_dev *sdev)
 		.element.port_num = 1,
 		.event = IB_EVENT_DEVICE_FATAL,
 	};
-	unsigned long qpn;
-	struct sib_qp *qp;
-	u32 p, i;
+	u32 p;
 
 	/* Under ctl_mutex, as every debugfs control. */
 	if (READ_ONCE(sdev->fatal))
 		return;
 	WRITE_ONCE(sdev->fatal, true);
-	rcu_read_lock();
-	xa_for_each(&sdev->qps, qpn, qp)
-		sib_qp_set_error(qp);
-	for (p = 1; p <= sdev->nports; p++) {
-		for (i = 0; i < 2; i++) {
-			qp = rcu_dereference(sib_port(sdev, p)->special_qp[i]);
-			if (qp)
-				sib_qp_set_error(qp);
-		}
-	}
-	rcu_read_unlock();
+	sib_dev_qps_set_error(sdev, NULL);
 	for (p = 1; p <= sdev->nports; p++)
 		sib_sm_port_dead(sib_port(sdev, p));
 	atomic_inc(&sdev->async_raised[SIB_ASYNC_DEVICE_FATAL]);
