@@ -154,11 +154,19 @@ void ipoib_rx_page_put(struct ipoib_rx_pages *rp, struct page *page,
 	__free_pages(page, rp->order);
 }
 
-/* The stack frees the page itself; the HCA must not write it any more. */
+/*
+ * The stack frees the page itself; the HCA must not write it any more.
+ * The caller synced the packet's bytes already, and the skb's shared info
+ * may be in the page by now: an unmap that copied a bounce buffer back
+ * (swiotlb) would overwrite it with stale bytes.
+ */
 void ipoib_rx_page_to_stack(struct ipoib_rx_pages *rp, struct sk_buff *skb,
 			    u64 addr)
 {
-	rx_page_unmap(rp, addr);
+	if (!rp->virt_dma)
+		dma_unmap_page_attrs(rp->ca->dma_device, addr,
+				     PAGE_SIZE << rp->order, DMA_FROM_DEVICE,
+				     DMA_ATTR_SKIP_CPU_SYNC);
 }
 
 #endif /* IPOIB_RX_PAGE_POOL */

@@ -261,6 +261,9 @@ struct sib_dev {
 	atomic_t nr_mrs;
 	struct sib_cq_event_stats __percpu *cq_events;
 	struct dentry *debugfs;
+	struct device *dma_dev;		/* dma=1: addresses are its DMA ones */
+	atomic64_t dma_sges;		/* list entries walked by DMA address */
+	atomic64_t dma_refused;		/* DMA addresses with no memory there */
 };
 
 struct sib_pd {
@@ -270,8 +273,14 @@ struct sib_pd {
 /*
  * A memory region (sib_mr.c).  Its key is its index in the device's table
  * (bits 31-8) and a variant byte (7-0) each fast registration may change;
- * lkey and rkey are the same key.  Key 0 is the reserved L_Key.
+ * lkey and rkey are the same key.  Keys of index 0 name no region:
+ * SIB_LOCAL_DMA_LKEY is the reserved L_Key consumers get (DMA addresses),
+ * SIB_LKEY_KERNEL sib's own lists over its buffers (kernel addresses: the
+ * inline copies, LSO headers); no consumer is given the latter.
  */
+#define SIB_LKEY_KERNEL		0
+#define SIB_LOCAL_DMA_LKEY	0x5e
+
 enum sib_mr_state {
 	SIB_MR_FREE,			/* allocated, no translation in force */
 	SIB_MR_VALID,
@@ -802,7 +811,14 @@ int sib_sgl_check(struct sib_dev *sdev, struct ib_pd *pd,
 		  const struct ib_sge *sg, u32 num_sge, u64 len, int access);
 int sib_mr_fast_reg(struct sib_qp *qp, const struct sib_send_wqe *wqe);
 int sib_mr_invalidate(struct sib_qp *qp, u32 key);
-void *sib_mr_addr(const struct sib_mr *mr, u64 addr, u32 *contig);
+void *sib_mr_addr(struct sib_dev *sdev, const struct sib_mr *mr, u64 addr,
+		  u32 *contig);
+
+/* DMA addresses to kernel ones (sib_dma.c). */
+extern bool sib_dma;
+int sib_dma_setup(struct sib_dev *sdev, struct device *dev);
+void sib_dma_count_sge(struct sib_dev *sdev);
+void *sib_dma_to_virt(struct sib_dev *sdev, u64 addr, u32 *contig);
 
 /*
  * Walking memory that keys name (sib_copy.c): a cursor over a scatter or
@@ -814,7 +830,8 @@ struct sib_cursor {
 	u32 num_sge;
 	u32 i;				/* the entry we are in */
 	u32 off;			/* bytes of it passed */
-	struct sib_mr *mr;		/* its region; NULL: a plain address */
+	struct sib_mr *mr;		/* its region, if a key names one */
+	bool dma;			/* it names DMA addresses */
 	bool mr_found;
 };
 

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Moving bytes between memory that keys name.  A scatter or gather list
- * holds addresses under keys: the reserved L_Key and DMA regions name
- * kernel addresses as they are (virtual DMA), a fast-registered region
- * names an I/O address its page list translates, one page at a time.  A
+ * holds addresses under keys: the reserved L_Key and DMA regions name DMA
+ * addresses, a fast-registered region an I/O address its page list of DMA
+ * addresses translates; sib_dma.c turns those into kernel addresses.  sib's
+ * own lists (SIB_LKEY_KERNEL, or a cursor of no device) hold kernel
+ * addresses as they are.  A
  * cursor walks a list piece by contiguous piece; keys were checked before
  * (sib_mr.c), so a key that no longer resolves only ends the walk.  Called
  * under rcu_read_lock(), as the fabric delivers.
@@ -46,14 +48,24 @@ void *sib_cursor_map(struct sib_cursor *c, u32 *contig)
 	sge = &c->sg[c->i];
 	if (!c->mr_found) {
 		c->mr = NULL;
-		if (c->sdev && sge->lkey) {
+		c->dma = c->sdev && sge->lkey != SIB_LKEY_KERNEL;
+		if (c->dma && sge->lkey != SIB_LOCAL_DMA_LKEY) {
 			c->mr = sib_mr_find(c->sdev, sge->lkey);
 			if (!c->mr)
 				return NULL;
 		}
+		if (c->dma)
+			sib_dma_count_sge(c->sdev);
 		c->mr_found = true;
 	}
-	p = sib_mr_addr(c->mr, sge->addr + c->off, &n);
+	if (c->mr) {
+		p = sib_mr_addr(c->sdev, c->mr, sge->addr + c->off, &n);
+	} else if (c->dma) {
+		p = sib_dma_to_virt(c->sdev, sge->addr + c->off, &n);
+	} else {
+		p = (void *)(uintptr_t)(sge->addr + c->off);
+		n = U32_MAX;
+	}
 	if (!p)
 		return NULL;
 	*contig = min(n, sge->length - c->off);

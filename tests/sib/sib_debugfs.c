@@ -90,6 +90,11 @@
  *                                      poster's context), irq_local and
  *                                      irq_remote (cq_irq: on the poster's
  *                                      CPU or another)
+ *   sibN/dma                           dma=1: the HCA's DMA device (dma_dev,
+ *                                      none under dma=0), list entries it
+ *                                      walked by DMA address (sges) and
+ *                                      DMA addresses with no memory there
+ *                                      (refused)
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
@@ -543,6 +548,19 @@ static int cq_events_show(struct seq_file *m, void *unused)
 
 DEFINE_SHOW_ATTRIBUTE(cq_events);
 
+static int dma_show(struct seq_file *m, void *unused)
+{
+	struct sib_dev *sdev = m->private;
+
+	seq_printf(m, "dma_dev %s\nsges %lld\nrefused %lld\n",
+		   sdev->dma_dev ? dev_name(sdev->dma_dev) : "none",
+		   atomic64_read(&sdev->dma_sges),
+		   atomic64_read(&sdev->dma_refused));
+	return 0;
+}
+
+DEFINE_SHOW_ATTRIBUTE(dma);
+
 static int ports_show(struct seq_file *m, void *unused)
 {
 	u32 d, p;
@@ -782,6 +800,7 @@ void sib_debugfs_add_device(struct sib_dev *sdev)
 	sdev->debugfs = dir;
 	debugfs_create_file("resources", 0444, dir, sdev, &resources_fops);
 	debugfs_create_file("cq_events", 0444, dir, sdev, &cq_events_fops);
+	debugfs_create_file("dma", 0444, dir, sdev, &dma_fops);
 	debugfs_create_file("qps", 0444, dir, sdev, &qps_fops);
 	debugfs_create_file("cqs", 0444, dir, sdev, &cqs_fops);
 	debugfs_create_file("qp_fatal", 0200, dir, sdev, &qp_fatal_fops);

@@ -561,7 +561,7 @@ static struct sib_held_pkt *hold_pkt(const struct sib_pkt *pkt,
 	held->pkt.held = true;
 	held->sge.addr = (uintptr_t)held->data;
 	held->sge.length = pkt->length;
-	held->sge.lkey = 0;
+	held->sge.lkey = SIB_LKEY_KERNEL;
 	sib_copy_out(held->data, pkt, pkt->length);
 	held->pkt.sg = &held->sge;
 	held->pkt.sg_dev = NULL;

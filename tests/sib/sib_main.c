@@ -46,6 +46,10 @@ bool sib_lso_enabled = true;
 module_param_named(lso, sib_lso_enabled, bool, 0444);
 MODULE_PARM_DESC(lso, "Offer UD large send offload; needs csum (default Y)");
 
+bool sib_dma = true;
+module_param_named(dma, sib_dma, bool, 0444);
+MODULE_PARM_DESC(dma, "Register each HCA with a DMA device, so that consumers' mappings are real DMA addresses (bounce buffers under swiotlb=force) and sib reaches memory through them (default Y; N: virtual DMA, kernel addresses)");
+
 bool sib_cq_irq;
 module_param_named(cq_irq, sib_cq_irq, bool, 0644);
 MODULE_PARM_DESC(cq_irq, "Raise completion events as an interrupt on the CPU of the CQ's vector, as an HCA does, not in the poster's context (default N)");
@@ -303,14 +307,17 @@ static struct sib_dev *create_device(u32 index)
 	sdev->ibdev.node_type = RDMA_NODE_IB_CA;
 	sdev->ibdev.phys_port_cnt = ports;
 	sdev->ibdev.num_comp_vectors = num_online_cpus();
-	sdev->ibdev.local_dma_lkey = 0;
+	sdev->ibdev.local_dma_lkey = SIB_LOCAL_DMA_LKEY;
 	sdev->ibdev.dev.parent = &pdev->dev;
 	snprintf(sdev->ibdev.node_desc, sizeof(sdev->ibdev.node_desc),
 		 "sib software HCA %u", index);
 	ib_set_device_ops(&sdev->ibdev, &sib_dev_ops);
 	sib_vf_init(sdev);
+	ret = sib_dma_setup(sdev, &pdev->dev);
+	if (ret)
+		goto err_stats;
 
-	ret = ib_register_device(&sdev->ibdev, "sib%d", NULL);
+	ret = ib_register_device(&sdev->ibdev, "sib%d", sdev->dma_dev);
 	if (ret) {
 		pr_err("sib: registering device %u failed: %d\n", index, ret);
 		goto err_stats;
@@ -402,8 +409,8 @@ static int __init sib_init(void)
 	pr_info("sib: %u HCA(s) x %u port(s), MTU %u, group MTU %u, P_Keys %s, srq=%d csum=%d lso=%d, %s SM\n",
 		devices, ports, sib_port_mtu, sib_group_mtu, pkeys,
 		sib_srq_enabled, sib_csum_enabled, sib_lso_enabled, sm);
-	pr_info("sib: async=%d async_delay_us=%u async_jitter_us=%u\n",
-		sib_async, sib_async_delay_us, sib_async_jitter_us);
+	pr_info("sib: async=%d async_delay_us=%u async_jitter_us=%u dma=%d\n",
+		sib_async, sib_async_delay_us, sib_async_jitter_us, sib_dma);
 	pr_info("sib: limits: max_sge=%u max_qp_wr=%u max_cqe=%u max_srq_wr=%u max_inline=%u\n",
 		sib_max_sge, sib_max_qp_wr, sib_max_cqe, sib_max_srq_wr,
 		sib_max_inline);

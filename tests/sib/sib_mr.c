@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Memory regions and their keys (IBA 10.6).  A DMA region (get_dma_mr)
- * covers all memory by kernel address, as virtual DMA names it.  A
+ * covers all memory by DMA address (sib_dma.c translates).  A
  * fast-registration region (alloc_mr) starts Free; map_mr_sg stages a page
  * list, an IB_WR_REG_MR puts it in force under a new key variant and makes
  * the region Valid, and IB_WR_LOCAL_INV or a peer's SEND_WITH_INV makes it
@@ -185,7 +185,8 @@ static bool range_ok(const struct sib_mr *mr, u64 addr, u64 len)
 /*
  * Under rcu_read_lock(): may [addr, addr + len) be used with access
  * (IB_ACCESS_* bits; 0 for a local read) under key in this PD?  The
- * reserved L_Key (0) allows every local access.  0 or -EACCES.
+ * reserved L_Key allows every local access; sib's own key is none of a
+ * consumer's.  0 or -EACCES.
  */
 int sib_mr_check(struct sib_dev *sdev, struct ib_pd *pd, u32 key, u64 addr,
 		 u64 len, int access)
@@ -194,7 +195,7 @@ int sib_mr_check(struct sib_dev *sdev, struct ib_pd *pd, u32 key, u64 addr,
 	struct sib_mr *mr;
 	bool ok;
 
-	if (!key && !(access & SIB_ACCESS_REMOTE))
+	if (key == SIB_LOCAL_DMA_LKEY && !(access & SIB_ACCESS_REMOTE))
 		return 0;
 	mr = sib_mr_find(sdev, key);
 	if (!mr)
@@ -305,26 +306,27 @@ int sib_mr_invalidate(struct sib_qp *qp, u32 key)
 }
 
 /*
- * Under rcu_read_lock(): the kernel address of addr in mr (NULL: a plain
- * address), and in contig how many bytes are contiguous from there.  NULL
- * when addr is outside the pages in force.  The range was checked; the
- * pages array lives as long as the region.
+ * Under rcu_read_lock(): the kernel address of addr in sdev's region mr,
+ * and in contig how many bytes are contiguous from there.  NULL when addr
+ * is outside the pages in force, or no memory.  The range was checked;
+ * the pages array (DMA addresses) lives as long as the region.
  */
-void *sib_mr_addr(const struct sib_mr *mr, u64 addr, u32 *contig)
+void *sib_mr_addr(struct sib_dev *sdev, const struct sib_mr *mr, u64 addr,
+		  u32 *contig)
 {
-	u32 shift, npages;
+	u32 shift, npages, n;
 	u64 index, off;
+	void *p;
 
-	if (!mr || mr->dma) {
-		*contig = U32_MAX;
-		return (void *)(uintptr_t)addr;
-	}
+	if (mr->dma)
+		return sib_dma_to_virt(sdev, addr, contig);
 	shift = READ_ONCE(mr->page_shift);
 	npages = min(READ_ONCE(mr->npages), mr->max_pages);
 	index = (addr >> shift) - (READ_ONCE(mr->iova) >> shift);
 	if (index >= npages)
 		return NULL;
 	off = addr & ((1ULL << shift) - 1);
-	*contig = min_t(u64, U32_MAX, (1ULL << shift) - off);
-	return (void *)(uintptr_t)(READ_ONCE(mr->pages[index]) + off);
+	p = sib_dma_to_virt(sdev, READ_ONCE(mr->pages[index]) + off, &n);
+	*contig = min_t(u64, n, (1ULL << shift) - off);
+	return p;
 }

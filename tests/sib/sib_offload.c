@@ -241,7 +241,7 @@ int sib_lso_send(struct sib_pkt *pkt, const struct sib_send_wqe *wqe, u32 mtu)
 		patch_header(seg->hdr, &v, hlen, index, off, seg_len, last);
 		seg->sg[0].addr = (uintptr_t)seg->hdr;
 		seg->sg[0].length = hlen;
-		seg->sg[0].lkey = 0;
+		seg->sg[0].lkey = SIB_LKEY_KERNEL;
 		pkt->num_sge = 1 + slice_sges(wqe, off, seg_len, &seg->sg[1]);
 		pkt->sg = seg->sg;
 		pkt->length = hlen + seg_len;

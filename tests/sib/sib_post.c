@@ -142,8 +142,9 @@ static u8 *inline_data(const struct sib_qp *qp, struct sib_send_wqe *wqe)
 
 /*
  * Under the SQ lock: an inline send's bytes go into the WQE now, read from
- * the kernel addresses of the list (keys are ignored, as IBA has it), and
- * the WQE then gathers from that copy under the reserved L_Key.
+ * the kernel addresses of the list (keys are ignored, as IBA has it; the
+ * addresses are not DMA-mapped, by the verbs' convention), and the WQE
+ * then gathers from that copy under sib's own key.
  */
 static int queue_inline(struct sib_qp *qp, struct sib_send_wqe *wqe,
 			const struct ib_send_wr *wr)
@@ -172,7 +173,7 @@ static int queue_inline(struct sib_qp *qp, struct sib_send_wqe *wqe,
 	wqe->sg[0] = (struct ib_sge) {
 		.addr = (uintptr_t)buf,
 		.length = len,
-		.lkey = qp->sdev->ibdev.local_dma_lkey,
+		.lkey = SIB_LKEY_KERNEL,
 	};
 	wqe->num_sge = len ? 1 : 0;
 	wqe->length = len;
@@ -390,6 +391,10 @@ static bool lkeys_ok(struct sib_qp *qp, const struct sib_send_wqe *wqe)
 {
 	int access = wqe->opcode == IB_WR_RDMA_READ ? IB_ACCESS_LOCAL_WRITE : 0;
 	int ret;
+
+	/* Copied at the post from kernel addresses: no key applies. */
+	if (wqe->send_flags & IB_SEND_INLINE)
+		return true;
 
 	rcu_read_lock();
 	ret = sib_sgl_check(qp->sdev, qp->ibqp.pd, wqe->sg, wqe->num_sge,

@@ -51,6 +51,8 @@ void sibperf_pair_down(struct sibperf_pair *p);
 int sibperf_post_recv(struct sibperf_end *e);
 int sibperf_post_send(struct sibperf_end *e, struct ib_ah *ah, u32 size,
 		      u32 remote_qpn);
+int sibperf_poll_one(struct ib_cq *cq, struct ib_wc *wc,
+		     unsigned long deadline);
 
 /*
  * One send whose buffer the poster overwrites as soon as the post returns
@@ -80,5 +82,30 @@ struct sibperf_flush {
 };
 
 int sibperf_flush(const struct sibperf_job *job, struct sibperf_flush *res);
+
+/*
+ * One message received into a DMA-mapped buffer, read before and after
+ * its sync for the CPU (sibperf_dmasync.c).
+ */
+enum sibperf_mapping {
+	SIBPERF_MAP_VIRTUAL,		/* the DMA address is the kernel one */
+	SIBPERF_MAP_PHYSICAL,		/* the buffer's physical address */
+	SIBPERF_MAP_REMAPPED,		/* elsewhere: a bounce buffer, an IOVA */
+};
+
+enum sibperf_seen {
+	SIBPERF_SEEN_OLD,		/* the bytes before the receive */
+	SIBPERF_SEEN_SENT,		/* the message */
+	SIBPERF_SEEN_MIXED,
+};
+
+struct sibperf_dmasync {
+	enum sibperf_mapping mapping;
+	enum sibperf_seen unsynced, synced;
+	enum ib_wc_status send_status, recv_status;
+};
+
+int sibperf_dmasync(const struct sibperf_job *job,
+		    struct sibperf_dmasync *res);
 
 #endif /* SIBPERF_H */

@@ -16,6 +16,11 @@
  *   cat /sys/kernel/debug/sibperf/flush
  *   rc size=256 posted=8 succeeded=0 flushed=8 failed=0 delivered=0
  *   done_before_destroy=0                                  (one line)
+ *
+ *   echo "ud 256" >/sys/kernel/debug/sibperf/dmasync     # type bytes
+ *   cat /sys/kernel/debug/sibperf/dmasync
+ *   ud size=256 mapping=remapped unsynced=old synced=sent send=success
+ *   recv=success                                           (one line)
  */
 #include <linux/module.h>
 #include <linux/debugfs.h>
@@ -138,10 +143,38 @@ static int flush_run(const struct sibperf_job *job, char *out, size_t len)
 	return 0;
 }
 
+static int dmasync_run(const struct sibperf_job *job, char *out, size_t len)
+{
+	static const char * const maps[] = {
+		[SIBPERF_MAP_VIRTUAL] = "virtual",
+		[SIBPERF_MAP_PHYSICAL] = "physical",
+		[SIBPERF_MAP_REMAPPED] = "remapped",
+	};
+	static const char * const seen[] = {
+		[SIBPERF_SEEN_OLD] = "old",
+		[SIBPERF_SEEN_SENT] = "sent",
+		[SIBPERF_SEEN_MIXED] = "mixed",
+	};
+	struct sibperf_dmasync res;
+	int ret;
+
+	ret = sibperf_dmasync(job, &res);
+	if (ret)
+		return ret;
+	snprintf(out, len,
+		 "%s size=%u mapping=%s unsynced=%s synced=%s send=%s recv=%s\n",
+		 type_name(job), job->size, maps[res.mapping],
+		 seen[res.unsynced], seen[res.synced],
+		 ib_wc_status_msg(res.send_status),
+		 ib_wc_status_msg(res.recv_status));
+	return 0;
+}
+
 static struct sibperf_cmd sibperf_cmds[] = {
 	{ .name = "run", .msecs = true, .run = rate_run },
 	{ .name = "scribble", .run = scribble_run },
 	{ .name = "flush", .run = flush_run },
+	{ .name = "dmasync", .run = dmasync_run },
 };
 
 static ssize_t cmd_write(struct file *file, const char __user *ubuf,

@@ -18,7 +18,7 @@
 #define SCRIBBLE_WAIT_MS	5000
 
 /* One completion from cq, polling until deadline. */
-static int poll_one(struct ib_cq *cq, struct ib_wc *wc, unsigned long deadline)
+int sibperf_poll_one(struct ib_cq *cq, struct ib_wc *wc, unsigned long deadline)
 {
 	int n;
 
@@ -85,7 +85,7 @@ int sibperf_scribble(const struct sibperf_job *job,
 
 	deadline = jiffies + msecs_to_jiffies(SCRIBBLE_WAIT_MS);
 	if (!res->done_at_post) {
-		ret = poll_one(src->cq, &wc, deadline);
+		ret = sibperf_poll_one(src->cq, &wc, deadline);
 		if (ret)
 			goto out;
 	}
@@ -96,7 +96,7 @@ int sibperf_scribble(const struct sibperf_job *job,
 		ret = -EIO;
 		goto out;
 	}
-	ret = poll_one(dst->cq, &wc, deadline);
+	ret = sibperf_poll_one(dst->cq, &wc, deadline);
 	if (ret)
 		goto out;
 	res->recv_status = wc.status;
