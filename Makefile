@@ -7,6 +7,7 @@
 #   make check           lint, unit tests and the VM suite; ends "N passed, N failed"
 #   make check-6.12      builds, DKMS and the VM suite on Debian 12's 6.12 kernel
 #   make check-rt        the same on its PREEMPT_RT flavour (not in CI)
+#   make check-harsh     the VM suite on the harsh fabric (CI: a subset)
 #   make demo            two hosts on the software fabric, our driver at work
 #   make install         ib_ipoib into /lib/modules/$(KVER)/updates, over the in-tree one
 #   make dkms-install    the same through DKMS, rebuilt for every new kernel
@@ -31,7 +32,7 @@ TEST_MODULES := sib cmprobe rdmaprobe sibperf
 ALT_NAME := ipoib_alt
 VARIANTS ?= ipoib $(ALT_NAME) $(TEST_MODULES)
 
-.PHONY: all modules vm-modules clean check check-6.12 check-rt unit lint vm demo \
+.PHONY: all modules vm-modules clean check check-6.12 check-rt check-harsh unit lint vm demo \
 	debug-kernel check-debug bench soak \
 	$(addprefix mod-,$(VARIANTS))
 
@@ -88,6 +89,12 @@ check-rt:
 OSM_CASES = $(wildcard $(addprefix $(top)/tests/cases/,bed-*.sh ours-*.sh interop-*.sh cm-*.sh))
 check-opensm:
 	$(top)/tests/vm/run --sm opensm $(or $(CASES),$(OSM_CASES))
+
+# Every case on the harsh fabric (tests/vm/fabric-harsh: asynchronous
+# execution, completion interrupts, bounce buffers, a slow SA); CASES
+# narrows them.
+check-harsh:
+	$(top)/tests/vm/run --fabric harsh $(or $(CASES),$(top)/tests/cases/*.sh)
 
 demo:
 	$(top)/tests/demo/run

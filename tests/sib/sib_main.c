@@ -159,6 +159,10 @@ MODULE_PARM_DESC(max_inline, "Bytes a send may carry inline, copied at post time
 
 struct sib_fabric sib_fabric;
 
+/* The SA's pace from load on (the harsh profile); debugfs changes it later. */
+module_param_named(sa_delay_ms, sib_fabric.sa_delay_ms, uint, 0444);
+MODULE_PARM_DESC(sa_delay_ms, "Milliseconds the built-in SA takes to answer each request, queued, not slept on (default 0; debugfs sa_delay_ms changes it)");
+
 static struct platform_device *sib_pdev[SIB_MAX_DEVICES];
 static u16 initial_pkeys[SIB_PKEY_TABLE_LEN];
 static u32 initial_npkeys;
