@@ -33,6 +33,16 @@ set -eu
 # shellcheck source=SCRIPTDIR/../lib/nvmeof.sh
 . "$TESTS_LIB/nvmeof.sh"
 
+# The kernel's NVMe/RDMA target of 6.1 maps a read's data when the
+# command arrives, fills it afterwards, and posts the RDMA WRITE with no
+# sync for the device between (drivers/nvme/target/rdma.c: the mapping in
+# nvmet_rdma_map_sgl_keyed, a sync only for the response capsule): where
+# every mapping is a bounce buffer the host reads the bounce buffer's stale
+# bytes, whichever IPoIB driver resolved the address (Identify comes back
+# zero: "Mismatching cntlid").  Nothing of ours can be shown there.
+! bounce_buffers ||
+	skip "bounce buffers (swiotlb=force): the kernel's nvmet-rdma sends a read's data unsynced"
+
 H1=10.40.0.1 H2=10.40.0.2
 trap nvmeof_cleanup EXIT
 

@@ -290,6 +290,10 @@ intree_up() {
 # ours_up [parameters...]: our driver as ib_ipoib.
 ours_up() { modprobe ib_ipoib "$@"; }
 
+# bounce_buffers: every DMA mapping is a bounce buffer (swiotlb=force on
+# the kernel command line, with or without a size: the harsh fabric).
+bounce_buffers() { grep -qE '(^| )swiotlb=([0-9]+,)?force( |,|$)' /proc/cmdline; }
+
 # has_page_pool: the kernel has page_pool, so our receive pages are
 # recycled (without it, as in the debug tier's kernel, every page is new).
 has_page_pool() { grep -q ' page_pool_create$' /proc/kallsyms; }
