@@ -30,4 +30,17 @@
 #define tests_sa_num_prs int
 #endif
 
+/* dma_set_max_seg_size() cannot fail any more, and returns nothing (6.12). */
+#ifdef TESTS_HAVE_DMA_MAX_SEG_SIZE_INT
+#define tests_dma_set_max_seg_size dma_set_max_seg_size
+#else
+#include <linux/dma-mapping.h>
+static inline int tests_dma_set_max_seg_size(struct device *dev,
+					     unsigned int size)
+{
+	dma_set_max_seg_size(dev, size);
+	return 0;
+}
+#endif
+
 #endif /* TESTS_COMPAT_H */

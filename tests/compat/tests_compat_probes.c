@@ -6,6 +6,7 @@
  */
 #include <rdma/ib_verbs.h>
 #include <rdma/ib_sa.h>
+#include <linux/dma-mapping.h>
 
 #ifdef TESTS_HAVE_LINUX_UNALIGNED_H
 #include <linux/unaligned.h>
@@ -36,5 +37,14 @@ int probe_path_rec_get(struct ib_device *ca)
 {
 	return ib_sa_path_rec_get(NULL, ca, 1, NULL, 0, 0, GFP_KERNEL,
 				  probe_path_done, NULL, NULL);
+}
+#endif
+
+#ifdef TESTS_HAVE_DMA_MAX_SEG_SIZE_INT
+/* dma_set_max_seg_size() returns an error. */
+int probe_max_seg_size(struct device *dev);
+int probe_max_seg_size(struct device *dev)
+{
+	return dma_set_max_seg_size(dev, UINT_MAX);
 }
 #endif

@@ -32,7 +32,7 @@ int sib_dma_setup(struct sib_dev *sdev, struct device *dev)
 	}
 	ret = dma_coerce_mask_and_coherent(dev, DMA_BIT_MASK(64));
 	if (!ret)
-		ret = dma_set_max_seg_size(dev, UINT_MAX);
+		ret = tests_dma_set_max_seg_size(dev, UINT_MAX);
 	if (ret) {
 		pr_err("sib: %s: no 64-bit DMA: %d\n", dev_name(dev), ret);
 		return ret;
