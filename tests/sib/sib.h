@@ -739,6 +739,7 @@ int sib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		 struct ib_qp_init_attr *init);
 int sib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
 void sib_qp_set_error(struct sib_qp *qp);
+void sib_qp_flush(struct sib_qp *qp);
 void sib_dev_qps_set_error(struct sib_dev *sdev, const struct sib_cq *cq);
 void sib_qp_event(struct sib_qp *qp, enum ib_event_type type);
 void sib_qp_event_work(struct work_struct *work);

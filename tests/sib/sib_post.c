@@ -649,12 +649,21 @@ u32 sib_sq_run(struct sib_qp *qp)
 		qp->rnr_tries = 0;
 		qp->ack_tries = 0;
 		qp->ack_expired = false;
+		/*
+		 * A failed request takes its QP to error before its completion
+		 * can be polled, as on an HCA: whoever polls it and asks sees
+		 * the QP in error.
+		 */
+		if (status != IB_WC_SUCCESS && status != IB_WC_WR_FLUSH_ERR &&
+		    !is_ud_like(qp->type)) {
+			spin_lock(&qp->rq.lock);
+			to_error = qp->state != IB_QPS_ERR;
+			WRITE_ONCE(qp->state, IB_QPS_ERR);
+			spin_unlock(&qp->rq.lock);
+		}
 		if (status != IB_WC_SUCCESS || qp->sq_sig_all ||
 		    (wqe->send_flags & IB_SEND_SIGNALED))
 			fire |= sib_cq_push(cq, &wc, false);
-		if (status != IB_WC_SUCCESS && status != IB_WC_WR_FLUSH_ERR &&
-		    !is_ud_like(qp->type))
-			to_error = true;
 	}
 	qp->sq_running = false;
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
@@ -662,7 +671,7 @@ u32 sib_sq_run(struct sib_qp *qp)
 	if (fire)
 		sib_cq_fire(cq);
 	if (to_error)
-		sib_qp_set_error(qp);
+		sib_qp_flush(qp);
 	return done;
 }
 

@@ -355,6 +355,12 @@ void sib_qp_set_error(struct sib_qp *qp)
 {
 	if (set_state(qp, IB_QPS_ERR) == IB_QPS_ERR)
 		return;
+	sib_qp_flush(qp);
+}
+
+/* Just moved to error: what is still queued comes back flushed. */
+void sib_qp_flush(struct sib_qp *qp)
+{
 	sib_sq_run(qp);
 	sib_flush_rq(qp);
 	if (qp->ibqp.srq)
