@@ -111,7 +111,13 @@ ours_story() {
 	assert_eq "$(sed -n 's/^received //p' sink.out)" "$(sed -n 's/^sent //p' send.out)" "TCP bytes received"
 	assert_ge "$(sed -n 's/^received //p' sink.out)" 1000000 "TCP bytes received"
 	for i in $(seq 20); do
-		wait_for 10 arrived "under load $mode $i\$" || { cat "$log"; fail "line $i did not arrive"; }
+		wait_for 10 arrived "under load $mode $i\$" || {
+			cat "$log"
+			echo "$a's drops: $(ethtool -S "$a" | awk '$1 ~ /drop/ && $2 > 0' | tr -s ' \n' ' ')"
+			sib_counters sib0 1
+			sib_counters sib1 1
+			fail "line $i did not arrive"
+		}
 	done
 	echo "all 20 lines arrived: $(grep -c "under load $mode" "$log") lines at h2"
 	echo "$a's drops so far: $(ethtool -S "$a" | awk '$1 ~ /^tx_drop/ && $2 > 0' | tr -s ' \n' ' ')"
