@@ -81,6 +81,15 @@ netconsole_on() {
 		{ dmesg | tail -n 20; fail "netconsole did not start"; }
 }
 
+# lost WHAT: what h2 got, where the interface and the fabric dropped; fail.
+lost() {
+	cat "$log"
+	echo "$a's drops: $(ethtool -S "$a" | awk '$1 ~ /drop/ && $2 > 0' | tr -s ' \n' ' ')"
+	sib_counters sib0 1
+	sib_counters sib1 1
+	fail "$1"
+}
+
 # ours_story MODE: lines arrive, one at a time and under TCP.
 ours_story() {
 	local mode=$1 i sink_pid send_pid
@@ -89,7 +98,7 @@ ours_story() {
 	netconsole_on "$a"
 	kmsg "hello from ours in $mode mode"
 	wait_for 10 arrived "hello from ours in $mode mode" ||
-		{ cat "$log"; fail "the line did not arrive at h2"; }
+		lost "the line did not arrive at h2"
 	grep "tools-netconsole" "$log"
 
 	step "ours, $mode: 20 lines while TCP fills the interface"
@@ -112,11 +121,7 @@ ours_story() {
 	assert_ge "$(sed -n 's/^received //p' sink.out)" 1000000 "TCP bytes received"
 	for i in $(seq 20); do
 		wait_for 10 arrived "under load $mode $i\$" || {
-			cat "$log"
-			echo "$a's drops: $(ethtool -S "$a" | awk '$1 ~ /drop/ && $2 > 0' | tr -s ' \n' ' ')"
-			sib_counters sib0 1
-			sib_counters sib1 1
-			fail "line $i did not arrive"
+			lost "line $i did not arrive"
 		}
 	done
 	echo "all 20 lines arrived: $(grep -c "under load $mode" "$log") lines at h2"
