@@ -87,14 +87,7 @@ run() {
 	tcp_exact h2 "$net.2" h1 8 "$drv datagram TCP"
 
 	step "$drv: connected mode, async=1"
-	ip -n h1 link set "$a" down
-	ip -n h2 link set "$b" down
-	echo connected | ip netns exec h1 tee "/sys/class/net/$a/mode" >/dev/null
-	echo connected | ip netns exec h2 tee "/sys/class/net/$b/mode" >/dev/null
-	ip -n h1 link set "$a" mtu 65520 up
-	ip -n h2 link set "$b" mtu 65520 up
-	wait_carrier h1 "$a"
-	wait_carrier h2 "$b"
+	two_hosts_connected
 	assert_eq "$(ip netns exec h1 cat "/sys/class/net/$a/mode")" connected "mode"
 	rc0=$(sib_ipoib_count sib0 1 rc ipv4)
 	assert on h1 ping -c 5 -i 0.2 -W 3 -s 60000 "$net.2"

@@ -363,6 +363,19 @@ two_hosts() {
 	wait_carrier h2 "$b"
 }
 
+# two_hosts_connected: two_hosts' interfaces ($a in h1, $b in h2) down,
+# into connected mode, up at MTU 65520, with carrier.
+two_hosts_connected() {
+	ip -n h1 link set "$a" down
+	ip -n h2 link set "$b" down
+	echo connected | ip netns exec h1 tee "/sys/class/net/$a/mode" >/dev/null
+	echo connected | ip netns exec h2 tee "/sys/class/net/$b/mode" >/dev/null
+	ip -n h1 link set "$a" mtu 65520 up
+	ip -n h2 link set "$b" mtu 65520 up
+	wait_carrier h1 "$a"
+	wait_carrier h2 "$b"
+}
+
 # ib_host NS IFACE ADDR4/LEN [ADDR6/LEN]: a host owning IFACE, addressed, up.
 ib_host() {
 	local ns=$1 ifc=$2
