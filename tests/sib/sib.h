@@ -262,7 +262,7 @@ struct sib_dev {
 	struct sib_cq_event_stats __percpu *cq_events;
 	struct dentry *debugfs;
 	struct device *dma_dev;		/* dma=1: addresses are its DMA ones */
-	atomic64_t dma_sges;		/* list entries walked by DMA address */
+	u64 __percpu *dma_sges;		/* list entries walked by DMA address */
 	atomic64_t dma_refused;		/* DMA addresses with no memory there */
 };
 

@@ -551,10 +551,13 @@ DEFINE_SHOW_ATTRIBUTE(cq_events);
 static int dma_show(struct seq_file *m, void *unused)
 {
 	struct sib_dev *sdev = m->private;
+	u64 sges = 0;
+	int cpu;
 
-	seq_printf(m, "dma_dev %s\nsges %lld\nrefused %lld\n",
-		   sdev->dma_dev ? dev_name(sdev->dma_dev) : "none",
-		   atomic64_read(&sdev->dma_sges),
+	for_each_possible_cpu(cpu)
+		sges += *per_cpu_ptr(sdev->dma_sges, cpu);
+	seq_printf(m, "dma_dev %s\nsges %llu\nrefused %lld\n",
+		   sdev->dma_dev ? dev_name(sdev->dma_dev) : "none", sges,
 		   atomic64_read(&sdev->dma_refused));
 	return 0;
 }

@@ -45,7 +45,7 @@ int sib_dma_setup(struct sib_dev *sdev, struct device *dev)
 void sib_dma_count_sge(struct sib_dev *sdev)
 {
 	if (sdev->dma_dev)
-		atomic64_inc(&sdev->dma_sges);
+		this_cpu_inc(*sdev->dma_sges);
 }
 
 /*

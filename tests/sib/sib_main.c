@@ -290,7 +290,9 @@ static struct sib_dev *create_device(u32 index)
 	xa_init_flags(&sdev->cqs, XA_FLAGS_ALLOC1);
 	sdev->next_qpn = 0x48 + index * 0x100;
 	sdev->cq_events = alloc_percpu(struct sib_cq_event_stats);
-	if (!sdev->cq_events) {
+	/* Counted per packet: per CPU, so no cache line bounces. */
+	sdev->dma_sges = alloc_percpu(u64);
+	if (!sdev->cq_events || !sdev->dma_sges) {
 		ret = -ENOMEM;
 		goto err_stats;
 	}
@@ -333,6 +335,7 @@ err_stats:
 	for (p = 0; p < ports; p++)
 		free_percpu(sdev->port[p].stats);
 	free_percpu(sdev->cq_events);
+	free_percpu(sdev->dma_sges);
 	ib_dealloc_device(&sdev->ibdev);
 err_pdev:
 	platform_device_unregister(pdev);
@@ -352,6 +355,7 @@ static void destroy_device(struct sib_dev *sdev)
 	for (p = 0; p < sdev->nports; p++)
 		free_percpu(sdev->port[p].stats);
 	free_percpu(sdev->cq_events);
+	free_percpu(sdev->dma_sges);
 	xa_destroy(&sdev->qps);
 	xa_destroy(&sdev->mrs);
 	xa_destroy(&sdev->cqs);
