@@ -31,8 +31,7 @@ set -eu
 
 DMASYNC=/sys/kernel/debug/sibperf/dmasync
 FORCE=0
-# swiotlb=force, or with a size first: swiotlb=262144,force.
-! grep -qE '(^| )swiotlb=([0-9]+,)?force( |,|$)' /proc/cmdline || FORCE=1
+! bounce_buffers || FORCE=1
 
 # field LINE NAME: NAME's value in a key=value line.
 field() { sed -n "s/.* $2=\([^ ]*\).*/\1/p" <<<"$1"; }
