@@ -294,6 +294,10 @@ ours_up() { modprobe ib_ipoib "$@"; }
 # the kernel command line, with or without a size: the harsh fabric).
 bounce_buffers() { grep -qE '(^| )swiotlb=([0-9]+,)?force( |,|$)' /proc/cmdline; }
 
+# dma_api_debug: the kernel checks every DMA mapping (CONFIG_DMA_API_DEBUG,
+# the debug tier's kernel).
+dma_api_debug() { [ -e /sys/kernel/debug/dma-api/error_count ]; }
+
 # has_page_pool: the kernel has page_pool, so our receive pages are
 # recycled (without it, as in the debug tier's kernel, every page is new).
 has_page_pool() { grep -q ' page_pool_create$' /proc/kallsyms; }
