@@ -81,12 +81,16 @@ netconsole_on() {
 		{ dmesg | tail -n 20; fail "netconsole did not start"; }
 }
 
-# lost WHAT: what h2 got, where the interface and the fabric dropped; fail.
+# lost WHAT: what h2 got, where the interface and the fabric dropped, the
+# neighbours netpoll looked up; fail.
 lost() {
 	cat "$log"
 	echo "$a's drops: $(ethtool -S "$a" | awk '$1 ~ /drop/ && $2 > 0' | tr -s ' \n' ' ')"
 	sib_counters sib0 1
 	sib_counters sib1 1
+	# netpoll sends to the neighbour's address handle, else drops.
+	ip neigh show dev "$a"
+	cat "/sys/kernel/debug/ib_ipoib/$a/neighs" 2>/dev/null || true
 	fail "$1"
 }
 
