@@ -60,6 +60,7 @@ rc_qps_go() {
 }
 
 fabric_up devices=2 ports=1 lmc=$LMC
+modprobe ib_umad
 lid1=$(lid_of sib0)
 lid2=$(lid_of sib1)
 gid1=$(gid_of sib0)

@@ -429,9 +429,10 @@ static int __init sib_init(void)
 		if (ret)
 			goto err_devs;
 	}
-	pr_info("sib: %u HCA(s) x %u port(s), MTU %u, group MTU %u, P_Keys %s, srq=%d csum=%d lso=%d, %s SM\n",
+	pr_info("sib: %u HCA(s) x %u port(s), MTU %u, group MTU %u, P_Keys %s, srq=%d csum=%d lso=%d, %s SM, lmc=%u\n",
 		devices, ports, sib_port_mtu, sib_group_mtu, pkeys,
-		sib_srq_enabled, sib_csum_enabled, sib_lso_enabled, sm);
+		sib_srq_enabled, sib_csum_enabled, sib_lso_enabled, sm,
+		sib_lmc);
 	pr_info("sib: async=%d async_delay_us=%u async_jitter_us=%u dma=%d\n",
 		sib_async, sib_async_delay_us, sib_async_jitter_us, sib_dma);
 	pr_info("sib: limits: max_sge=%u max_qp_wr=%u max_cqe=%u max_srq_wr=%u max_inline=%u\n",
