@@ -34,13 +34,22 @@ gid_of() { cat "/sys/class/infiniband/$1/ports/1/gids/0"; }
 field() { sed -n "s/^[[:space:]]*$1:[.[:space:]]*//p" | head -n 1; }
 at_bits() { sib_counter "$1" 1 rx_path_bits_packets; }
 
+# short_gid GID: the GID as the in-tree driver's debugfs prints it (%x each).
+short_gid() {
+	local IFS=: w out=()
+	for w in $1; do
+		out+=("$(printf '%x' "0x$w")")
+	done
+	echo "${out[*]}"
+}
+
 # path_dlid DRIVER IFACE GID: the DLID (decimal) of the driver's path to GID.
 path_dlid() {
 	local d
 	if [ "$1" = ours ]; then
 		d=$(awk -v g="$3" '$1 == g { print $2 }' "/sys/kernel/debug/ib_ipoib/$2/paths")
 	else
-		d=$(awk -v g="$3" '
+		d=$(awk -v g="$(short_gid "$3")" '
 			$1 == "GID:" { on = ($2 == g) }
 			on && $1 == "DLID:" { print $2; exit }' "/sys/kernel/debug/ipoib/$2_path")
 	fi
