@@ -111,9 +111,9 @@ run() {
 	assert_eq "$(path_dlid "$drv" "$b" "$gid1")" $((lid1 + BITS)) "$drv h2's path DLID to h1"
 	echo "$drv datagram: at a LID but the base: sib0 $(($(at_bits sib0) - c1)), sib1 $(($(at_bits sib1) - c2))"
 	if [ "$BITS" != 0 ]; then
-		# 4 MiB in 2044-byte datagrams one way, their ACKs the other.
+		# 4 MiB in 2044-byte datagrams one way, fewer ACKs the other.
 		assert_ge "$(($(at_bits sib1) - c2))" 2000 "packets sib1 took at LID $((lid2 + BITS))"
-		assert_ge "$(($(at_bits sib0) - c1))" 500 "packets sib0 took at LID $((lid1 + BITS))"
+		assert_ge "$(($(at_bits sib0) - c1))" 50 "packets sib0 took at LID $((lid1 + BITS))"
 	fi
 
 	step "$drv: connected mode"
@@ -126,8 +126,9 @@ run() {
 	rc_qps_go sib1 $((lid1 + BITS)) "$BITS"
 	echo "$drv connected: at a LID but the base: sib0 $(($(at_bits sib0) - c1)), sib1 $(($(at_bits sib1) - c2))"
 	if [ "$BITS" != 0 ]; then
+		# 4 MiB in 64 kB messages one way, their ACKs and the pongs back.
 		assert_ge "$(($(at_bits sib1) - c2))" 60 "messages sib1 took at LID $((lid2 + BITS))"
-		assert_ge "$(($(at_bits sib0) - c1))" 30 "messages sib0 took at LID $((lid1 + BITS))"
+		assert_ge "$(($(at_bits sib0) - c1))" 10 "messages sib0 took at LID $((lid1 + BITS))"
 	fi
 	ip -n h1 link set "$a" down
 	ip -n h2 link set "$b" down
