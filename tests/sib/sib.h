@@ -718,27 +718,41 @@ static inline u16 sib_lmc_span(u8 lmc)
 	return 1U << lmc;
 }
 
+/* A unicast LID's path bits under that LMC (multicast LIDs have none). */
+static inline u16 sib_lid_path_bits(u16 lid, u8 lmc)
+{
+	return lid < SIB_MLID_BASE ? lid & (sib_lmc_span(lmc) - 1) : 0;
+}
+
+static inline bool sib_lid_in_block(u16 base, u8 lmc, u16 lid)
+{
+	return base && lid < SIB_MLID_BASE &&
+	       lid - sib_lid_path_bits(lid, lmc) == base;
+}
+
+/* The LID of the block with those path bits (masked to the LMC). */
+static inline u16 sib_lid_with_bits(u16 base, u8 lmc, u32 path_bits)
+{
+	return base | (path_bits & (sib_lmc_span(lmc) - 1));
+}
+
 static inline bool sib_port_has_lid(const struct sib_port *port, u16 lid)
 {
-	u16 base = READ_ONCE(port->lid);
-
-	return base && lid < SIB_MLID_BASE &&
-	       (lid & ~(sib_lmc_span(READ_ONCE(port->lmc)) - 1)) == base;
+	return sib_lid_in_block(READ_ONCE(port->lid), READ_ONCE(port->lmc),
+				lid);
 }
 
 /* The SLID of what the port sends by a path with those source path bits. */
 static inline u16 sib_port_slid(const struct sib_port *port, u8 path_bits)
 {
-	return READ_ONCE(port->lid) |
-	       (path_bits & (sib_lmc_span(READ_ONCE(port->lmc)) - 1));
+	return sib_lid_with_bits(READ_ONCE(port->lid), READ_ONCE(port->lmc),
+				 path_bits);
 }
 
-/* A unicast DLID's path bits, as the port that owns it sees them. */
+/* A DLID's path bits, as the port that owns it sees them. */
 static inline u8 sib_port_path_bits(const struct sib_port *port, u16 dlid)
 {
-	if (dlid >= SIB_MLID_BASE)
-		return 0;
-	return dlid & (sib_lmc_span(READ_ONCE(port->lmc)) - 1);
+	return sib_lid_path_bits(dlid, READ_ONCE(port->lmc));
 }
 
 static inline union ib_gid sib_port_gid(const struct sib_port *port)

@@ -41,7 +41,8 @@ struct sib_port *sib_port_by_lid(u16 lid)
 		return sib_switch_lid_owner(lid);
 	if (lid > SIB_MAX_LID)
 		return NULL;
-	port = rcu_dereference(sib_fabric.by_lid[lid & ~(sib_lmc_span(sib_lmc) - 1)]);
+	port = rcu_dereference(sib_fabric.by_lid[lid -
+						 sib_lid_path_bits(lid, sib_lmc)]);
 	return port && sib_port_has_lid(port, lid) ? port : NULL;
 }
 

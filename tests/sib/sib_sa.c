@@ -141,13 +141,12 @@ static bool sa_end_nth(u32 index, struct sa_end *end)
 /* The end's LID with those path bits (masked to its LMC). */
 static u16 sa_end_lid(const struct sa_end *end, u32 path_bits)
 {
-	return end->lid | (path_bits & (sib_lmc_span(end->lmc) - 1));
+	return sib_lid_with_bits(end->lid, end->lmc, path_bits);
 }
 
 static bool sa_end_has_lid(const struct sa_end *end, u16 lid)
 {
-	return end->lid && lid < SIB_MLID_BASE &&
-	       (lid & ~(sib_lmc_span(end->lmc) - 1)) == end->lid;
+	return sib_lid_in_block(end->lid, end->lmc, lid);
 }
 
 /* Under rcu_read_lock(): one end of a path, by GID, else LID, else the asker. */

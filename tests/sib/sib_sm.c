@@ -29,7 +29,7 @@ bool sib_sm_lid_free(const struct sib_port *port, u16 lid)
 
 	lockdep_assert_held(&sib_fabric.lock);
 	if (lid < SIB_FIRST_LID || lid > SIB_MAX_LID + 1 - span ||
-	    (lid & (span - 1)))
+	    sib_lid_path_bits(lid, sib_lmc))
 		return false;
 	owner = rcu_dereference_protected(sib_fabric.by_lid[lid],
 					  lockdep_is_held(&sib_fabric.lock));

@@ -246,7 +246,7 @@ bool sib_portinfo_link_valid(const struct sib_portinfo *req,
 static bool sma_lid_ok(struct sib_port *port, u16 lid, u8 lmc)
 {
 	lockdep_assert_held(&sib_fabric.lock);
-	if (lid & (sib_lmc_span(lmc) - 1))
+	if (sib_lid_path_bits(lid, lmc))
 		return false;
 	/* An external SM may give any unicast LIDs: its LFT routes them. */
 	if (sib_sm_external)
