@@ -5,7 +5,9 @@
 # answers to the four LIDs of its block, its base LID aligned to four.
 # sysfs shows lid_mask_count 2; an SMP sent to each of base+1..base+3
 # is answered by the port (counted at a LID but the base:
-# rx_path_bits_packets), one past the block by nobody.  The built-in SA
+# rx_path_bits_packets), one past the block by nobody; the SA lists the
+# 16 paths from one port to the other, the four with the same path bits
+# at both ends first, as OpenSM ranks them.  The built-in SA
 # then hands out paths with path bits 3 (sa_path_bits): DLID base+3 at
 # the far end, SLID base+3 at ours.  The in-tree driver (the witness),
 # then ours, in datagram and connected mode: pings and 4 MiB over TCP
@@ -33,6 +35,18 @@ gid_of() { cat "/sys/class/infiniband/$1/ports/1/gids/0"; }
 # field NAME: the value of smpquery's "NAME:.....value" line on stdin.
 field() { sed -n "s/^[[:space:]]*$1:[.[:space:]]*//p" | head -n 1; }
 at_bits() { sib_counter "$1" 1 rx_path_bits_packets; }
+# pr_pairs: "SLID>DLID" (decimal) of each PathRecord from sib0's port to
+# sib1's the SA lists (a GetTable), in its order.
+pr_pairs() {
+	local s d
+	saquery -C sib0 -P 1 PR --sgid "$gid1" --dgid "$gid2" |
+		awk '{ sub(/^[ \t]+/, "") }
+			/^dlid\./ { sub(/^dlid\.+/, ""); d = $0 }
+			/^slid\./ { sub(/^slid\.+/, ""); print $0, d }' |
+		while read -r s d; do
+			echo "$((s))>$((d))"
+		done
+}
 
 # short_gid GID: the GID as the in-tree driver's debugfs prints it (%x each).
 short_gid() {
@@ -90,6 +104,15 @@ for k in 1 2 3; do
 done
 echo "sib1 took $(($(at_bits sib1) - c0)) packets at base+1..base+3"
 assert_ge "$(($(at_bits sib1) - c0))" 3 "SMPs sib1 took at a LID but its base"
+# The SA's paths: each LID of one block to each of the other's, the
+# pairs with the same path bits first, as OpenSM ranks them.
+pairs=$(pr_pairs)
+echo "PathRecords sib0 -> sib1: $(tr '\n' ' ' <<<"$pairs")"
+assert_eq "$(wc -w <<<"$pairs")" 16 "paths sib0 -> sib1"
+assert_eq "$(tr ' ' '\n' <<<"$pairs" | sort -u | wc -l)" 16 "distinct paths sib0 -> sib1"
+assert_eq "$(head -n 4 <<<"$pairs" | tr '\n' ' ')" \
+	"$lid1>$lid2 $((lid1 + 1))>$((lid2 + 1)) $((lid1 + 2))>$((lid2 + 2)) $((lid1 + 3))>$((lid2 + 3)) " \
+	"the first paths, the same path bits at both ends"
 if [ "$SIB_SM" = builtin ]; then
 	# The last block's end: the LID past it is nobody's.
 	! smpquery -t 200 -C sib0 -P 1 portinfo $((lid2 + (1 << LMC))) >/dev/null 2>&1 ||
