@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# A subnet with LMC 2 (sib lmc=2, as OpenSM's lmc option): every port
-# answers to the four LIDs of its block, its base LID aligned to four.
+# A subnet with LMC 2 (sib lmc=2, as OpenSM's lmc option; lmc=4 is
+# refused at load, with a line saying why): every port answers to the
+# four LIDs of its block, its base LID aligned to four.
 # sysfs shows lid_mask_count 2; an SMP sent to each of base+1..base+3
 # is answered by the port (counted at a LID but the base:
 # rx_path_bits_packets), one past the block by nobody; the SA lists the
@@ -81,6 +82,10 @@ rc_qps_go() {
 	[ "$n" -ge 1 ] || fail "$1 has no RC QP in RTS"
 	[ "$bad" = 0 ] || fail "$1: $bad RC QPs not to LID $2 with path bits $3"
 }
+
+step "lmc=4 refused at load, saying why"
+! modprobe sib lmc=4 2>/dev/null || fail "sib loaded with lmc=4"
+dmesg | grep -q 'sib: lmc=4 out of range 0-3' || fail "no line saying lmc=4 is out of range"
 
 fabric_up devices=2 ports=1 lmc=$LMC
 modprobe ib_umad
