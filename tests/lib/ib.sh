@@ -19,15 +19,22 @@ SIB_SM=${SIB_SM:-builtin}
 # fabric_up [sib parameters...]: load the fabric and wait for every port to
 # be ACTIVE.  Under SIB_SM=opensm, sib runs with sm=external and OpenSM,
 # started on sib0 port 1, does what the built-in SM would do with these
-# parameters (fabric_partitions).  "sibtest.break=ud" (or mad, rc) on the
-# kernel command line breaks it on purpose, to show that the cases notice.
+# parameters (fabric_partitions; lmc= is OpenSM's lmc option, not sib's).
+# "sibtest.break=ud" (or mad, rc) on the kernel command line breaks it on
+# purpose, to show that the cases notice.
 fabric_up() {
-	local knob
+	local knob arg sibargs=() sets=()
 	if [ "$SIB_SM" = opensm ]; then
-		modprobe sib sm=external "$@"
+		for arg in "$@"; do
+			case $arg in
+			lmc=*) sets+=(--set "lmc ${arg#lmc=}") ;;
+			*) sibargs+=("$arg") ;;
+			esac
+		done
+		modprobe sib sm=external "${sibargs[@]}"
 		echo "$@" >fabric-parameters
 		fabric_partitions "$@" >fabric-partitions.conf
-		opensm_up fabric-partitions.conf
+		opensm_up "${sets[@]}" fabric-partitions.conf
 	else
 		modprobe sib "$@"
 	fi

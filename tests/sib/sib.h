@@ -41,6 +41,8 @@ struct seq_file;
 #define SIB_SM_LID		1
 #define SIB_FIRST_LID		2
 #define SIB_MAX_LID		1023	/* unicast LIDs the built-in SM routes */
+#define SIB_MAX_LMC		3	/* lmc= of the built-in SM */
+#define SIB_PI_LMC_MAX		7	/* PortInfo's LMC: three bits */
 #define SIB_LID_UCAST_TOP	0xbfff	/* unicast LIDs of a subnet */
 #define SIB_SW_LFT_CAP		0xc000	/* LinearFDBCap under sm=external */
 #define SIB_MLID_BASE		0xc000
@@ -71,6 +73,7 @@ enum sib_counter {
 	SIB_CNT_RX_PKTS,
 	SIB_CNT_RX_BYTES,
 	SIB_CNT_RX_MCAST_PKTS,
+	SIB_CNT_RX_PATH_BITS,		/* to a LID of its block but the base */
 	SIB_CNT_DROP_PORT_DOWN,		/* either end not ACTIVE */
 	SIB_CNT_DROP_NO_QP,		/* no such QPN, wrong type or state */
 	SIB_CNT_DROP_NO_BUFFER,		/* UD/UC with no receive posted */
@@ -222,7 +225,8 @@ struct sib_port {
 	__be64 guid;
 
 	/* Written by the SM under sib_fabric.lock; read locklessly. */
-	u16 lid;
+	u16 lid;			/* the base LID of its block */
+	u8 lmc;				/* it answers to lid .. lid + 2^lmc - 1 */
 	enum ib_port_state state;
 	enum ib_mtu active_mtu;
 	u32 cap_flags;
@@ -307,6 +311,7 @@ struct sib_mr {
 /* An address handle is copied into each send, so it can die any time. */
 struct sib_av {
 	u16 dlid;
+	u8 src_path_bits;		/* the SLID's low LMC bits */
 	u8 sl;
 	u8 port_num;
 	bool has_grh;
@@ -609,6 +614,7 @@ struct sib_fabric {
 	u32 sa_delay_ms;		/* the SA takes requests this late */
 	u32 sa_busy_every;		/* answer every Nth SA request BUSY */
 	u32 sa_silent_every;		/* answer every Nth SA request never */
+	u32 sa_path_bits;		/* LMC: a Get's path bits, see sib_sa.c */
 	u32 loss_ppm[SIB_LOSS_KINDS];	/* lose at random, per million */
 	u32 loss_burst;			/* a random loss takes this many */
 	atomic_t sm_burst_left[SIB_LOSS_KINDS];	/* the SM's own sends */
@@ -620,6 +626,7 @@ extern struct sib_fabric sib_fabric;
 
 /* Module parameters other files read. */
 extern bool sib_sm_external;		/* sm=external: an SM such as OpenSM */
+extern unsigned int sib_lmc;		/* the built-in SM's LMC */
 extern unsigned int sib_port_mtu;
 extern unsigned int sib_group_mtu;
 extern bool sib_srq_enabled;
@@ -699,6 +706,53 @@ static inline bool sib_port_passes(const struct sib_port *port, bool smp)
 	enum ib_port_state state = READ_ONCE(port->state);
 
 	return state == IB_PORT_ACTIVE || (smp && state != IB_PORT_DOWN);
+}
+
+/*
+ * LMC (IBA 7.11.1): a port answers to the 2^lmc LIDs from its base LID,
+ * which is aligned to 2^lmc; the low lmc bits of a LID are its path bits.
+ * The LID math of the fabric is here and nowhere else.
+ */
+static inline u16 sib_lmc_span(u8 lmc)
+{
+	return 1U << lmc;
+}
+
+/* A unicast LID's path bits under that LMC (multicast LIDs have none). */
+static inline u16 sib_lid_path_bits(u16 lid, u8 lmc)
+{
+	return lid < SIB_MLID_BASE ? lid & (sib_lmc_span(lmc) - 1) : 0;
+}
+
+static inline bool sib_lid_in_block(u16 base, u8 lmc, u16 lid)
+{
+	return base && lid < SIB_MLID_BASE &&
+	       lid - sib_lid_path_bits(lid, lmc) == base;
+}
+
+/* The LID of the block with those path bits (masked to the LMC). */
+static inline u16 sib_lid_with_bits(u16 base, u8 lmc, u32 path_bits)
+{
+	return base | (path_bits & (sib_lmc_span(lmc) - 1));
+}
+
+static inline bool sib_port_has_lid(const struct sib_port *port, u16 lid)
+{
+	return sib_lid_in_block(READ_ONCE(port->lid), READ_ONCE(port->lmc),
+				lid);
+}
+
+/* The SLID of what the port sends by a path with those source path bits. */
+static inline u16 sib_port_slid(const struct sib_port *port, u8 path_bits)
+{
+	return sib_lid_with_bits(READ_ONCE(port->lid), READ_ONCE(port->lmc),
+				 path_bits);
+}
+
+/* A DLID's path bits, as the port that owns it sees them. */
+static inline u8 sib_port_path_bits(const struct sib_port *port, u16 dlid)
+{
+	return sib_lid_path_bits(dlid, READ_ONCE(port->lmc));
 }
 
 static inline union ib_gid sib_port_gid(const struct sib_port *port)
@@ -889,6 +943,7 @@ void sib_port_event(struct sib_port *port, enum ib_event_type type);
 void sib_sm_reregister_port(struct sib_port *port);
 void sib_sm_restart(void);
 int sib_sm_move_lid(struct sib_port *port, u16 lid);
+bool sib_sm_lid_free(const struct sib_port *port, u16 lid);
 
 /* What sib_sm_sa_sync() leaves to the SA's work. */
 enum {

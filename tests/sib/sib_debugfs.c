@@ -15,6 +15,9 @@
  *                                      BUSY (MAD status 0x0001), not done
  *   sa_silent_every                    N: every Nth SA request is not
  *                                      answered (silence wins over BUSY)
+ *   sa_path_bits                       LMC > 0: the path bits of the paths
+ *                                      a Get naming no LID is given (0, as
+ *                                      OpenSM: the base LIDs)
  *   fail_qkey_set                      write N: the next N modify_qp calls
  *                                      that change a QP's Q_Key alone (as
  *                                      IPoIB does for the broadcast group)
@@ -50,8 +53,10 @@
  *                                      port's SA requests and their faults
  *                                      (sa_*), random losses (drop_random,
  *                                      loss_bursts), WQEs its QPs completed
- *                                      flushed (wr_flushed); write 0 to
- *                                      clear (ipoib's counts too)
+ *                                      flushed (wr_flushed), unicast it
+ *                                      took at a LID of its LMC block
+ *                                      but the base (rx_path_bits_packets);
+ *                                      write 0 to clear (ipoib's counts too)
  *   sibN/portP/rx_stall                1: no receive buffers but QP0/QP1's
  *   sibN/portP/rc_drop_next            write N: the next N RC or UC messages
  *                                      the port sends are lost (a burst);
@@ -65,7 +70,9 @@
  *                                      its consumer set it (timeout,
  *                                      retry_cnt, rnr_retry) and the fabric
  *                                      runs it (ack_timeout_us, give_up_ms:
- *                                      after ack_timeout_max_ms; 0 never)
+ *                                      after ack_timeout_max_ms; 0 never);
+ *                                      an RC or UC QP's dlid and
+ *                                      src_path_bits (LMC)
  *   sibN/cqs                           one line per CQ: its CQN, entries,
  *                                      completions queued, error state
  *   sibN/qp_fatal                      write a QPN: the QP goes to error
@@ -437,6 +444,11 @@ static void qp_show(struct seq_file *m, struct sib_qp *qp, u32 max_ms)
 				   NSEC_PER_USEC),
 			   div_u64(sib_give_up_ns(timeout, retry_cnt, max_ms),
 				   NSEC_PER_MSEC));
+	/* Where it sends: the peer's LID, our SLID's path bits (LMC). */
+	if (qp->type == IB_QPT_RC || qp->type == IB_QPT_UC)
+		seq_printf(m, " dlid 0x%x src_path_bits %u",
+			   READ_ONCE(qp->dest.dlid),
+			   READ_ONCE(qp->dest.src_path_bits));
 	seq_putc(m, '\n');
 }
 
@@ -574,13 +586,13 @@ static int ports_show(struct seq_file *m, void *unused)
 		for (p = 1; p <= sdev->nports; p++) {
 			struct sib_port *port = sib_port(sdev, p);
 
-			seq_printf(m, "%s port %u lid %u state %s mtu %u guid %016llx pkey0 0x%04x\n",
+			seq_printf(m, "%s port %u lid %u state %s mtu %u guid %016llx pkey0 0x%04x lmc %u\n",
 				   dev_name(&sdev->ibdev.dev), p,
 				   READ_ONCE(port->lid),
 				   state_name(READ_ONCE(port->state)),
 				   sib_mtu_bytes(READ_ONCE(port->active_mtu)),
 				   be64_to_cpu(port->guid),
-				   sib_pkey_at(port, 0));
+				   sib_pkey_at(port, 0), READ_ONCE(port->lmc));
 		}
 	}
 	return 0;
@@ -772,6 +784,8 @@ int sib_debugfs_init(void)
 			   &sib_fabric.loss_ppm[SIB_LOSS_MAD]);
 	debugfs_create_u32("loss_burst", 0644, root, &sib_fabric.loss_burst);
 	debugfs_create_u32("sa_delay_ms", 0644, root, &sib_fabric.sa_delay_ms);
+	debugfs_create_u32("sa_path_bits", 0644, root,
+			   &sib_fabric.sa_path_bits);
 	debugfs_create_u32("sa_busy_every", 0644, root,
 			   &sib_fabric.sa_busy_every);
 	debugfs_create_u32("sa_silent_every", 0644, root,

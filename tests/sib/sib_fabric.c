@@ -29,14 +29,21 @@ struct sib_held_pkt {
 static LIST_HEAD(held_pkts);
 static DEFINE_SPINLOCK(held_lock);
 
-/* Under rcu_read_lock(): the port that owns a LID, where it is routed. */
+/*
+ * Under rcu_read_lock(): the port that owns a LID, where it is routed.
+ * The built-in SM's blocks are all of lmc=: by_lid has their bases.
+ */
 struct sib_port *sib_port_by_lid(u16 lid)
 {
+	struct sib_port *port;
+
 	if (sib_sm_external)
 		return sib_switch_lid_owner(lid);
 	if (lid > SIB_MAX_LID)
 		return NULL;
-	return rcu_dereference(sib_fabric.by_lid[lid]);
+	port = rcu_dereference(sib_fabric.by_lid[lid -
+						 sib_lid_path_bits(lid, sib_lmc)]);
+	return port && sib_port_has_lid(port, lid) ? port : NULL;
 }
 
 struct sib_port *sib_port_by_index(u32 index)
@@ -166,9 +173,9 @@ bad_pkey:
 	return -1;
 }
 
-static void fill_recv_wc(struct ib_wc *wc, struct sib_qp *qp,
-			 const struct sib_pkt *pkt, u32 byte_len,
-			 int pkey_index)
+static void fill_recv_wc(struct ib_wc *wc, struct sib_port *dport,
+			 struct sib_qp *qp, const struct sib_pkt *pkt,
+			 u32 byte_len, int pkey_index)
 {
 	memset(wc, 0, sizeof(*wc));
 	wc->status = IB_WC_SUCCESS;
@@ -177,6 +184,7 @@ static void fill_recv_wc(struct ib_wc *wc, struct sib_qp *qp,
 	wc->qp = &qp->ibqp;
 	wc->src_qp = pkt->src_qpn;
 	wc->slid = pkt->slid;
+	wc->dlid_path_bits = sib_port_path_bits(dport, pkt->dlid);
 	wc->sl = pkt->sl;
 	wc->pkey_index = pkey_index;
 	wc->port_num = qp->port_num;
@@ -331,7 +339,7 @@ static enum sib_delivery deliver_to_qp(struct sib_port *dport,
 		return SIB_DROPPED;
 	}
 	wqe = sib_wq_entry(rq, rq->head);
-	fill_recv_wc(&wc, qp, pkt, need, pkey_index);
+	fill_recv_wc(&wc, dport, qp, pkt, need, pkey_index);
 	wc.wr_id = wqe->wr_id;
 	status = receive(dport, qp, pd, pkt, wqe, &wc, &res);
 	if (status < 0) {
@@ -401,6 +409,8 @@ enum sib_delivery sib_deliver_at(struct sib_pkt *pkt, struct sib_port *dport)
 		return lost(pkt);
 	}
 	sib_link_count(dport, pkt, wire_len(pkt), false, false);
+	if (sib_port_path_bits(dport, pkt->dlid))
+		sib_count(dport, SIB_CNT_RX_PATH_BITS, 1);
 	qp = find_qp(dport, pkt->dst_qpn);
 	if (!qp || !transport_ok(qp, pkt))
 		res = dropped(pkt, dport, SIB_CNT_DROP_NO_QP);
@@ -688,9 +698,9 @@ static enum sib_delivery deliver_to_switch(struct sib_pkt *pkt)
  * packet comes in by its sender's link (sw_port; 0 when the switch sends
  * it) and leaves by the LFT's port for its DLID, or the MFT's ports for
  * its MLID; both ports must pass it.  What the LFT does not route, or
- * routes to a port whose HCA does not have the LID, is dropped and
- * counted at the sender's port (drop_unrouted), as a switch counts its
- * relay errors.  An HCA reaches its own LID without the switch.
+ * routes to a port whose HCA does not have the LID (in its LMC block), is
+ * dropped and counted at the sender's port (drop_unrouted), as a switch
+ * counts its relay errors.  An HCA reaches its own LIDs without the switch.
  */
 static enum sib_delivery forward_by_tables(struct sib_pkt *pkt, bool mcast)
 {
@@ -702,7 +712,7 @@ static enum sib_delivery forward_by_tables(struct sib_pkt *pkt, bool mcast)
 	unsigned int i;
 	int out;
 
-	if (from && !mcast && pkt->dlid && pkt->dlid == READ_ONCE(from->lid))
+	if (from && !mcast && sib_port_has_lid(from, pkt->dlid))
 		return sib_deliver_at(pkt, from);
 	if (pkt->sw_port && !sib_switch_port_passes(pkt->sw_port, smp, true))
 		return dropped_on_way(pkt, SIB_CNT_DROP_PORT_DOWN);
@@ -722,7 +732,7 @@ static enum sib_delivery forward_by_tables(struct sib_pkt *pkt, bool mcast)
 	if (!sib_switch_port_passes(out, smp, false))
 		return dropped_on_way(pkt, SIB_CNT_DROP_PORT_DOWN);
 	dport = sib_port_by_index(out - 1);
-	if (!dport || READ_ONCE(dport->lid) != pkt->dlid)
+	if (!dport || !sib_port_has_lid(dport, pkt->dlid))
 		return dropped_on_way(pkt, SIB_CNT_DROP_UNROUTED);
 	return sib_deliver_at(pkt, dport);
 }

@@ -10,6 +10,7 @@ const char *const sib_counter_names[SIB_NR_COUNTERS] = {
 	[SIB_CNT_RX_PKTS] = "rx_packets",
 	[SIB_CNT_RX_BYTES] = "rx_bytes",
 	[SIB_CNT_RX_MCAST_PKTS] = "rx_multicast_packets",
+	[SIB_CNT_RX_PATH_BITS] = "rx_path_bits_packets",
 	[SIB_CNT_DROP_PORT_DOWN] = "drop_port_down",
 	[SIB_CNT_DROP_NO_QP] = "drop_no_qp",
 	[SIB_CNT_DROP_NO_BUFFER] = "drop_no_buffer",

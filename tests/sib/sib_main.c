@@ -159,6 +159,14 @@ MODULE_PARM_DESC(max_inline, "Bytes a send may carry inline, copied at post time
 
 struct sib_fabric sib_fabric;
 
+unsigned int sib_lmc;
+module_param_named(lmc, sib_lmc, uint, 0444);
+MODULE_PARM_DESC(lmc, "The built-in SM's LMC: every port answers to 2^lmc LIDs, its base LID aligned to that (0-3, default 0)");
+
+/* The path bits of the built-in SA's Get; debugfs sa_path_bits changes them. */
+module_param_named(sa_path_bits, sib_fabric.sa_path_bits, uint, 0444);
+MODULE_PARM_DESC(sa_path_bits, "lmc>0: the path bits of the one path the built-in SA gives a Get that names no LID (default 0: the base LIDs, as OpenSM)");
+
 /* The SA's pace from load on (the harsh profile); debugfs changes it later. */
 module_param_named(sa_delay_ms, sib_fabric.sa_delay_ms, uint, 0444);
 MODULE_PARM_DESC(sa_delay_ms, "Milliseconds the built-in SA takes to answer each request, queued, not slept on (default 0; debugfs sa_delay_ms changes it)");
@@ -230,7 +238,14 @@ static int check_params(void)
 		       sib_group_mtu);
 		return -EINVAL;
 	}
-	ret = check_limit("max_sge", sib_max_sge, 1, SIB_MAX_SGE);
+	if (sib_sm_external && sib_lmc) {
+		pr_err("sib: lmc=%u is the built-in SM's; under sm=external the SM sets it (OpenSM: lmc)\n",
+		       sib_lmc);
+		return -EINVAL;
+	}
+	ret = check_limit("lmc", sib_lmc, 0, SIB_MAX_LMC);
+	if (!ret)
+		ret = check_limit("max_sge", sib_max_sge, 1, SIB_MAX_SGE);
 	if (!ret)
 		ret = check_limit("max_qp_wr", sib_max_qp_wr, 1, SIB_MAX_QUEUE);
 	if (!ret)
@@ -414,9 +429,10 @@ static int __init sib_init(void)
 		if (ret)
 			goto err_devs;
 	}
-	pr_info("sib: %u HCA(s) x %u port(s), MTU %u, group MTU %u, P_Keys %s, srq=%d csum=%d lso=%d, %s SM\n",
+	pr_info("sib: %u HCA(s) x %u port(s), MTU %u, group MTU %u, P_Keys %s, srq=%d csum=%d lso=%d, %s SM, lmc=%u\n",
 		devices, ports, sib_port_mtu, sib_group_mtu, pkeys,
-		sib_srq_enabled, sib_csum_enabled, sib_lso_enabled, sm);
+		sib_srq_enabled, sib_csum_enabled, sib_lso_enabled, sm,
+		sib_lmc);
 	pr_info("sib: async=%d async_delay_us=%u async_jitter_us=%u dma=%d\n",
 		sib_async, sib_async_delay_us, sib_async_jitter_us, sib_dma);
 	pr_info("sib: limits: max_sge=%u max_qp_wr=%u max_cqe=%u max_srq_wr=%u max_inline=%u\n",

@@ -409,6 +409,7 @@ static void connected_request(struct sib_pkt *pkt, struct sib_qp *qp,
 {
 	struct sib_port *port = pkt->src_port;
 
+	pkt->slid = sib_port_slid(port, qp->dest.src_path_bits);
 	pkt->dlid = qp->dest.dlid;
 	pkt->sl = qp->dest.sl;
 	pkt->dst_qpn = qp->dest_qpn;
@@ -440,7 +441,6 @@ static int execute(struct sib_qp *qp, struct sib_send_wqe *wqe, u8 *rnr_timer)
 	struct sib_pkt pkt = {
 		.src_port = port,
 		.src_qp = qp,
-		.slid = READ_ONCE(port->lid),
 		.src_qpn = qp->ibqp.qp_num,
 		.sw_port = port->fabric_index + 1,
 		.with_imm = wqe->opcode == IB_WR_SEND_WITH_IMM ||
@@ -479,6 +479,7 @@ static int execute(struct sib_qp *qp, struct sib_send_wqe *wqe, u8 *rnr_timer)
 		u32 mtu = qp->type == IB_QPT_SMI ? IB_MGMT_MAD_SIZE :
 			  sib_mtu_bytes(READ_ONCE(port->active_mtu));
 
+		pkt.slid = sib_port_slid(port, wqe->av.src_path_bits);
 		pkt.dlid = wqe->av.dlid;
 		pkt.sl = wqe->av.sl;
 		pkt.dst_qpn = wqe->remote_qpn;

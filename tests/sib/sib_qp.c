@@ -238,6 +238,7 @@ static void apply_av(struct sib_av *av, const struct rdma_ah_attr *attr)
 {
 	memset(av, 0, sizeof(*av));
 	av->dlid = rdma_ah_get_dlid(attr);
+	av->src_path_bits = rdma_ah_get_path_bits(attr);
 	av->sl = rdma_ah_get_sl(attr);
 	av->port_num = rdma_ah_get_port_num(attr);
 	if (rdma_ah_get_ah_flags(attr) & IB_AH_GRH) {

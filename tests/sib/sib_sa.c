@@ -76,20 +76,33 @@ static u16 sa_class_port_info(struct sa_ctx *ctx)
 
 /*
  * PathRecord.  A path runs between two end ports: HCA ports, and the
- * switch's management port (port 0), as OpenSM lists them.
+ * switch's management port (port 0), as OpenSM lists them.  With LMC > 0
+ * there is a path for each LID of one end's block and each of the
+ * other's, ranked as OpenSM does (osm_sa_path_record.c): first the pairs
+ * with the same path bits at both ends (preference 0), then the rest
+ * (preference 2).  A Get has the first, path bits sa_path_bits (default
+ * 0, the base LIDs, as OpenSM); a GetTable has them all, or NumbPath of
+ * them.
  */
 struct sa_end {
 	const u16 *pkeys;		/* its P_KeyTable */
 	union ib_gid gid;
-	u16 lid;
+	u16 lid;			/* its base LID */
+	u8 lmc;
+	u16 named;			/* the LID the request names, or 0 */
 	enum ib_mtu mtu;
 };
+
+#define SA_PREF_SAME_BITS	0	/* OpenSM: redundant both ways */
+#define SA_PREF_OTHER		2	/* not redundant either way */
 
 static void sa_end_of_port(const struct sib_port *port, struct sa_end *end)
 {
 	end->pkeys = port->pkeys;
 	end->gid = sib_port_gid(port);
 	end->lid = READ_ONCE(port->lid);
+	end->lmc = READ_ONCE(port->lmc);
+	end->named = 0;
 	end->mtu = READ_ONCE(port->active_mtu);
 }
 
@@ -100,6 +113,8 @@ static bool sa_end_of_switch(struct sa_end *end)
 	end->gid.global.subnet_prefix = cpu_to_be64(SIB_SUBNET_PREFIX);
 	end->gid.global.interface_id = cpu_to_be64(SIB_SM_GUID);
 	end->lid = sib_switch_lid();
+	end->lmc = 0;
+	end->named = 0;
 	end->mtu = ib_mtu_int_to_enum(sib_port_mtu);
 	return end->lid != 0;
 }
@@ -123,6 +138,17 @@ static bool sa_end_nth(u32 index, struct sa_end *end)
 
 #define SA_END_PORTS	(SIB_FABRIC_PORTS + 1)
 
+/* The end's LID with those path bits (masked to its LMC). */
+static u16 sa_end_lid(const struct sa_end *end, u32 path_bits)
+{
+	return sib_lid_with_bits(end->lid, end->lmc, path_bits);
+}
+
+static bool sa_end_has_lid(const struct sa_end *end, u16 lid)
+{
+	return sib_lid_in_block(end->lid, end->lmc, lid);
+}
+
 /* Under rcu_read_lock(): one end of a path, by GID, else LID, else the asker. */
 static u16 sa_path_end(bool by_gid, const union ib_gid *gid, bool by_lid,
 		       u16 lid, struct sib_port *asker, struct sa_end *out)
@@ -141,9 +167,10 @@ static u16 sa_path_end(bool by_gid, const union ib_gid *gid, bool by_lid,
 	for (i = 0; i < SA_END_PORTS; i++) {
 		if (!sa_end_nth(i, &end) ||
 		    (by_gid && !sa_gid_eq(&end.gid, gid)) ||
-		    (by_lid && end.lid != lid))
+		    (by_lid && !sa_end_has_lid(&end, lid)))
 			continue;
 		*out = end;
+		out->named = by_lid ? lid : 0;
 		return 0;
 	}
 	return SA_ERR_NO_RECORDS;
@@ -181,10 +208,10 @@ static int sa_path_pkey(const struct sa_end *sp, const struct sa_end *dp,
 	return -ENOENT;
 }
 
-/* The one path from sp to dp the request allows. */
+/* The path from sp's LID slid to dp's dlid, if the request allows it. */
 static u16 sa_path_fill(const struct sa_ctx *ctx, const struct sa_path *req,
 			const struct sa_end *sp, const struct sa_end *dp,
-			struct sa_path *pr)
+			u16 slid, u16 dlid, struct sa_path *pr)
 {
 	ib_sa_comp_mask cm = ctx->comp;
 	/* A port's path to itself crosses no link: OpenSM gives it 0. */
@@ -214,8 +241,8 @@ static u16 sa_path_fill(const struct sa_ctx *ctx, const struct sa_path *req,
 		memcpy(pr->service_id, req->service_id, sizeof(pr->service_id));
 	pr->dgid = dp->gid;
 	pr->sgid = sp->gid;
-	pr->dlid = dp->lid;
-	pr->slid = sp->lid;
+	pr->dlid = dlid;
+	pr->slid = slid;
 	if (cm & IB_SA_PATH_REC_FLOW_LABEL)
 		pr->flow_label = req->flow_label;
 	if (cm & IB_SA_PATH_REC_HOP_LIMIT)
@@ -252,6 +279,53 @@ static u16 sa_path_dst(const struct sa_ctx *ctx, const struct sa_path *req,
 			   NULL, end);
 }
 
+/* Add the path from sp's slid to dp's dlid; false when no more fit. */
+static bool sa_path_add(struct sa_ctx *ctx, const struct sa_path *req,
+			const struct sa_end *sp, const struct sa_end *dp,
+			u16 slid, u16 dlid, u8 pref, u32 *left)
+{
+	struct sa_path pr;
+	u8 *slot;
+
+	if (sa_path_fill(ctx, req, sp, dp, slid, dlid, &pr))
+		return true;
+	slot = sib_sa_slot(ctx);
+	if (!slot)
+		return false;
+	pr.preference = pref;
+	sa_path_encode(&pr, slot);
+	return --*left;
+}
+
+/*
+ * Under rcu_read_lock(): a GetTable's paths between two ends, in OpenSM's
+ * order, NumbPath of them when the request says; false when full.
+ */
+static bool sa_path_pair(struct sa_ctx *ctx, const struct sa_path *req,
+			 const struct sa_end *sp, const struct sa_end *dp)
+{
+	u32 ns = sp->named ? 1 : sib_lmc_span(sp->lmc);
+	u32 nd = dp->named ? 1 : sib_lmc_span(dp->lmc);
+	u16 s0 = sp->named ?: sp->lid, d0 = dp->named ?: dp->lid;
+	u32 left = U32_MAX, i, j;
+
+	if (ctx->comp & IB_SA_PATH_REC_NUMB_PATH)
+		left = req->numb_path;
+	if (!left)
+		return true;
+	for (i = 0; i < min(ns, nd); i++)
+		if (!sa_path_add(ctx, req, sp, dp, s0 + i, d0 + i,
+				 SA_PREF_SAME_BITS, &left))
+			return !ctx->overflow;
+	for (i = 0; i < ns; i++)
+		for (j = 0; j < nd; j++)
+			if (i != j &&
+			    !sa_path_add(ctx, req, sp, dp, s0 + i, d0 + j,
+					 SA_PREF_OTHER, &left))
+				return !ctx->overflow;
+	return true;
+}
+
 /*
  * Under rcu_read_lock(): GetTable.  An end the request does not name is
  * every end port, as OpenSM answers: no components at all, every path of
@@ -263,9 +337,7 @@ static void sa_path_table(struct sa_ctx *ctx, const struct sa_path *req)
 	bool s_named = cm & (IB_SA_PATH_REC_SGID | IB_SA_PATH_REC_SLID);
 	bool d_named = cm & (IB_SA_PATH_REC_DGID | IB_SA_PATH_REC_DLID);
 	struct sa_end src, dst;
-	struct sa_path pr;
 	u32 si, di;
-	u8 *slot;
 
 	if ((s_named && sa_path_src(ctx, req, NULL, &src)) ||
 	    (d_named && sa_path_dst(ctx, req, &dst)))
@@ -276,22 +348,19 @@ static void sa_path_table(struct sa_ctx *ctx, const struct sa_path *req)
 		for (si = 0; si < (s_named ? 1 : SA_END_PORTS); si++) {
 			if (!s_named && !sa_end_nth(si, &src))
 				continue;
-			if (sa_path_fill(ctx, req, &src, &dst, &pr))
-				continue;
-			slot = sib_sa_slot(ctx);
-			if (!slot)
+			if (!sa_path_pair(ctx, req, &src, &dst))
 				return;
-			sa_path_encode(&pr, slot);
 		}
 	}
 }
 
 /*
  * Get: the source defaults to the asker's port, the destination must be
- * named; there is one path per pair of ports.  GetTable: see above.
+ * named; the path is the first of the pair (see above).  GetTable: above.
  */
 static u16 sa_path_query(struct sa_ctx *ctx)
 {
+	u32 bits = READ_ONCE(sib_fabric.sa_path_bits);
 	struct sa_end src, dst;
 	struct sa_path req, pr;
 	u16 status;
@@ -308,7 +377,10 @@ static u16 sa_path_query(struct sa_ctx *ctx)
 		if (!status)
 			status = sa_path_dst(ctx, &req, &dst);
 		if (!status)
-			status = sa_path_fill(ctx, &req, &src, &dst, &pr);
+			status = sa_path_fill(ctx, &req, &src, &dst,
+					      src.named ?: sa_end_lid(&src, bits),
+					      dst.named ?: sa_end_lid(&dst, bits),
+					      &pr);
 	}
 	rcu_read_unlock();
 	if (status)

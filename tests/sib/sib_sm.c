@@ -18,13 +18,31 @@ void sib_port_event(struct sib_port *port, enum ib_event_type type)
 	ib_dispatch_event(&ev);
 }
 
-/* Under sib_fabric.lock. */
+/*
+ * Under sib_fabric.lock: may port take the block of 2^lmc LIDs from lid?
+ * by_lid holds base LIDs only: sib_port_by_lid() masks the path bits.
+ */
+bool sib_sm_lid_free(const struct sib_port *port, u16 lid)
+{
+	u16 span = sib_lmc_span(sib_lmc);
+	struct sib_port *owner;
+
+	lockdep_assert_held(&sib_fabric.lock);
+	if (lid < SIB_FIRST_LID || lid > SIB_MAX_LID + 1 - span ||
+	    sib_lid_path_bits(lid, sib_lmc))
+		return false;
+	owner = rcu_dereference_protected(sib_fabric.by_lid[lid],
+					  lockdep_is_held(&sib_fabric.lock));
+	return !owner || owner == port;
+}
+
+/* Under sib_fabric.lock: the first free block, 0 when none is. */
 static u16 free_lid(void)
 {
-	u16 lid;
+	u16 span = sib_lmc_span(sib_lmc), lid;
 
-	for (lid = SIB_FIRST_LID; lid <= SIB_MAX_LID; lid++)
-		if (!rcu_access_pointer(sib_fabric.by_lid[lid]))
+	for (lid = ALIGN(SIB_FIRST_LID, span); lid <= SIB_MAX_LID; lid += span)
+		if (sib_sm_lid_free(NULL, lid))
 			return lid;
 	return 0;
 }
@@ -118,6 +136,7 @@ int sib_sm_add_device(struct sib_dev *sdev)
 		}
 		lid = free_lid();
 		if (lid) {
+			WRITE_ONCE(port->lmc, sib_lmc);
 			WRITE_ONCE(port->lid, lid);
 			rcu_assign_pointer(sib_fabric.by_lid[lid], port);
 		}
@@ -188,12 +207,12 @@ int sib_sm_move_lid(struct sib_port *port, u16 lid)
 		WRITE_ONCE(port->lid, lid);
 		return 1;
 	}
-	if (lid < SIB_FIRST_LID || lid > SIB_MAX_LID)
-		return -EINVAL;
 	if (lid == port->lid)
 		return 0;
-	if (rcu_access_pointer(sib_fabric.by_lid[lid]))
-		return -EADDRINUSE;
+	if (!sib_sm_lid_free(NULL, lid))
+		return lid >= SIB_FIRST_LID && lid <= SIB_MAX_LID &&
+		       rcu_access_pointer(sib_fabric.by_lid[lid]) ?
+		       -EADDRINUSE : -EINVAL;
 	RCU_INIT_POINTER(sib_fabric.by_lid[port->lid], NULL);
 	WRITE_ONCE(port->lid, lid);
 	rcu_assign_pointer(sib_fabric.by_lid[lid], port);

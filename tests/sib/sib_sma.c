@@ -143,6 +143,7 @@ static void sma_portinfo_get(struct sib_port *port, u8 local_port,
 	pi->mkey = m->mkey;
 	pi->gid_prefix = SIB_SUBNET_PREFIX;
 	pi->lid = port->lid;
+	pi->lmc = port->lmc;
 	pi->sm_lid = m->sm_lid;
 	pi->cap_mask = port->cap_flags;
 	pi->mkey_lease = m->mkey_lease;
@@ -238,18 +239,21 @@ bool sib_portinfo_link_valid(const struct sib_portinfo *req,
 	return req->oper_vls <= SIB_PI_VL_CAP;
 }
 
-/* Under sib_fabric.lock: may the port take lid as its base LID (LMC 0)? */
-static bool sma_lid_ok(struct sib_port *port, u16 lid)
+/*
+ * Under sib_fabric.lock: may the port take lid as the base LID of a block
+ * of 2^lmc?  The base must be aligned to the block (IBA 7.11.1).
+ */
+static bool sma_lid_ok(struct sib_port *port, u16 lid, u8 lmc)
 {
 	lockdep_assert_held(&sib_fabric.lock);
-	if (lid == port->lid)
-		return true;
-	/* An external SM may give any unicast LID: its LFT routes it. */
+	if (sib_lid_path_bits(lid, lmc))
+		return false;
+	/* An external SM may give any unicast LIDs: its LFT routes them. */
 	if (sib_sm_external)
-		return lid && lid <= SIB_LID_UCAST_TOP;
-	/* The built-in SM's fabric routes its own range only. */
-	return lid >= SIB_FIRST_LID && lid <= SIB_MAX_LID &&
-	       !rcu_access_pointer(sib_fabric.by_lid[lid]);
+		return lid && lid + sib_lmc_span(lmc) - 1 <= SIB_LID_UCAST_TOP;
+	/* The built-in SM's fabric routes its own range, its own LMC. */
+	return lmc == port->lmc &&
+	       (lid == port->lid || sib_sm_lid_free(port, lid));
 }
 
 /* Under sib_fabric.lock: would the SubnSet be valid?  Nothing changes if not. */
@@ -257,9 +261,9 @@ static bool sma_portinfo_valid(struct sib_port *port,
 			       const struct sib_portinfo *req)
 {
 	lockdep_assert_held(&sib_fabric.lock);
-	if (!sma_lid_ok(port, req->lid))
+	if (!sma_lid_ok(port, req->lid, req->lmc))
 		return false;
-	if (!req->sm_lid || req->sm_lid > SIB_LID_UCAST_TOP || req->lmc)
+	if (!req->sm_lid || req->sm_lid > SIB_LID_UCAST_TOP)
 		return false;
 	if (req->gid_prefix != SIB_SUBNET_PREFIX)
 		return false;
@@ -305,7 +309,8 @@ static void sma_portinfo_apply(struct sib_port *port,
 	m->mkey = req->mkey;
 	m->mkey_lease = req->mkey_lease;
 	m->mkey_protect = req->mkey_protect;
-	ch->lid = sib_sm_move_lid(port, req->lid) > 0;
+	ch->lid = sib_sm_move_lid(port, req->lid) > 0 || req->lmc != port->lmc;
+	WRITE_ONCE(port->lmc, req->lmc);
 	ch->sm = m->sm_lid != req->sm_lid || m->sm_sl != req->sm_sl;
 	WRITE_ONCE(m->sm_lid, req->sm_lid);
 	WRITE_ONCE(m->sm_sl, req->sm_sl);

@@ -147,8 +147,8 @@ unsigned long sib_switch_mcast_ports(u16 mlid)
 }
 
 /*
- * Under rcu_read_lock(), sm=external: the HCA port that owns lid, where
- * the LFT leads; NULL when none does.
+ * Under rcu_read_lock(), sm=external: the HCA port that owns lid (one of
+ * its LMC block), where the LFT leads; NULL when none does.
  */
 struct sib_port *sib_switch_lid_owner(u16 lid)
 {
@@ -158,7 +158,7 @@ struct sib_port *sib_switch_lid_owner(u16 lid)
 	if (out <= 0)
 		return NULL;
 	port = sib_switch_hca(out);
-	return port && READ_ONCE(port->lid) == lid ? port : NULL;
+	return port && sib_port_has_lid(port, lid) ? port : NULL;
 }
 
 /* Put an SMP on a link (out_port) or, LID-routed, to its LID. */

@@ -97,8 +97,8 @@ static int sib_query_port(struct ib_device *ibdev, u32 port_num,
 	if (state != IB_PORT_DOWN) {
 		attr->lid = READ_ONCE(port->lid);
 		attr->sm_lid = READ_ONCE(m->sm_lid);
+		attr->lmc = READ_ONCE(port->lmc);
 	}
-	attr->lmc = 0;
 	attr->max_vl_num = 1;		/* VL0 only */
 	attr->sm_sl = READ_ONCE(m->sm_sl);
 	attr->subnet_timeout = READ_ONCE(m->subnet_timeout);
@@ -198,6 +198,7 @@ static int sib_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 
 	memset(av, 0, sizeof(*av));
 	av->dlid = rdma_ah_get_dlid(attr);
+	av->src_path_bits = rdma_ah_get_path_bits(attr);
 	av->sl = rdma_ah_get_sl(attr);
 	av->port_num = port_num;
 	if (rdma_ah_get_ah_flags(attr) & IB_AH_GRH) {
@@ -223,6 +224,7 @@ void sib_av_to_attr(const struct sib_av *av, struct rdma_ah_attr *attr)
 	memset(attr, 0, sizeof(*attr));
 	attr->type = RDMA_AH_ATTR_TYPE_IB;
 	rdma_ah_set_dlid(attr, av->dlid);
+	rdma_ah_set_path_bits(attr, av->src_path_bits);
 	rdma_ah_set_sl(attr, av->sl);
 	rdma_ah_set_port_num(attr, av->port_num);
 	if (av->has_grh)
