@@ -163,6 +163,18 @@ enum sib_loss_kind {
 	SIB_LOSS_KINDS
 };
 
+/*
+ * A burst of random losses: the messages of one kind a port sends next,
+ * up to a count and within a time, as a noisy link loses what crosses it
+ * while the noise lasts (not a retransmission a timeout later).
+ */
+struct sib_loss_burst {
+	atomic_t left;
+	u64 until_ns;			/* ktime_get_ns() */
+};
+
+#define SIB_LOSS_BURST_US	1000	/* loss_burst_us's default */
+
 /* Affiliated and unaffiliated errors a test raises (sibN/async_events). */
 enum sib_async_kind {
 	SIB_ASYNC_QP_FATAL,
@@ -235,7 +247,7 @@ struct sib_port {
 	bool plugged;			/* sm=external: the link's cable is in */
 	bool rx_stall;			/* no receive buffers but QP0/QP1's */
 	atomic_t rc_drop_next;		/* RC messages it sends still to lose */
-	atomic_t loss_burst_left[SIB_LOSS_KINDS];	/* of a random loss */
+	struct sib_loss_burst loss_burst[SIB_LOSS_KINDS]; /* of a random loss */
 
 	/* SA bookkeeping a port change needs, done where it may sleep. */
 	struct work_struct sa_sync_work;
@@ -617,7 +629,8 @@ struct sib_fabric {
 	u32 sa_path_bits;		/* LMC: a Get's path bits, see sib_sa.c */
 	u32 loss_ppm[SIB_LOSS_KINDS];	/* lose at random, per million */
 	u32 loss_burst;			/* a random loss takes this many */
-	atomic_t sm_burst_left[SIB_LOSS_KINDS];	/* the SM's own sends */
+	u32 loss_burst_us;		/* ... sent within this long */
+	struct sib_loss_burst sm_burst[SIB_LOSS_KINDS];	/* the SM's own sends */
 	atomic_t mad_seq, ud_seq, rc_seq, sa_seq;
 	atomic_t fail_qkey_set;		/* Q_Key changes left to refuse */
 };

@@ -8,6 +8,7 @@
  *   mad_loss_ppm                       lost with a chance of N in a million
  *   loss_burst                         N: such a loss takes the next N - 1
  *                                      of its kind from its port too
+ *   loss_burst_us                      ... sent within N us of it (1000)
  *                                      (counted: drop_random, loss_bursts)
  *   sa_delay_ms                        the built-in SA takes each request
  *                                      this late (queued, not slept on)
@@ -783,6 +784,8 @@ int sib_debugfs_init(void)
 	debugfs_create_u32("mad_loss_ppm", 0644, root,
 			   &sib_fabric.loss_ppm[SIB_LOSS_MAD]);
 	debugfs_create_u32("loss_burst", 0644, root, &sib_fabric.loss_burst);
+	debugfs_create_u32("loss_burst_us", 0644, root,
+			   &sib_fabric.loss_burst_us);
 	debugfs_create_u32("sa_delay_ms", 0644, root, &sib_fabric.sa_delay_ms);
 	debugfs_create_u32("sa_path_bits", 0644, root,
 			   &sib_fabric.sa_path_bits);

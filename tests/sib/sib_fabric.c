@@ -7,6 +7,7 @@
  * sm=builtin a DLID leads straight to the port that owns it; under
  * sm=external the switch forwards by the tables the SM programmed.
  */
+#include <linux/ktime.h>
 #include <linux/math64.h>
 #include <linux/random.h>
 #include <linux/slab.h>
@@ -764,24 +765,35 @@ static bool drop_every(u32 every, atomic_t *seq)
 /*
  * *_loss_ppm: each message lost with that chance in a million; a loss
  * starts a burst that takes the next loss_burst - 1 of the same kind the
- * same port sends (the SM's own sends have one burst of their own).
+ * same port sends within loss_burst_us (the SM's own sends have one burst
+ * of their own).  Without the time bound a burst begun at the end of a
+ * flight took the retransmissions one timeout apart after it, and TCP's
+ * timer backed off for seconds on a fabric that had lost three packets.
  */
 static bool random_loss(struct sib_pkt *pkt, enum sib_loss_kind kind)
 {
 	struct sib_fabric *fab = &sib_fabric;
 	u32 ppm = READ_ONCE(fab->loss_ppm[kind]);
-	atomic_t *left = pkt->src_port ?
-			 &pkt->src_port->loss_burst_left[kind] :
-			 &fab->sm_burst_left[kind];
+	struct sib_loss_burst *lb = pkt->src_port ?
+				    &pkt->src_port->loss_burst[kind] :
+				    &fab->sm_burst[kind];
+	u64 now = ktime_get_ns();
 	u32 burst;
 
-	if (atomic_add_unless(left, -1, 0))
-		goto lost;
+	if (atomic_read(&lb->left)) {
+		if (now < READ_ONCE(lb->until_ns) &&
+		    atomic_add_unless(&lb->left, -1, 0))
+			goto lost;
+		atomic_set(&lb->left, 0);	/* the burst is over */
+	}
 	if (!ppm || mul_u32_u32(get_random_u32(), 1000000) >> 32 >= ppm)
 		return false;
 	burst = READ_ONCE(fab->loss_burst);
-	if (burst > 1)
-		atomic_set(left, burst - 1);
+	if (burst > 1) {
+		WRITE_ONCE(lb->until_ns,
+			   now + (u64)READ_ONCE(fab->loss_burst_us) * NSEC_PER_USEC);
+		atomic_set(&lb->left, burst - 1);
+	}
 	if (pkt->src_port)
 		sib_count(pkt->src_port, SIB_CNT_LOSS_BURSTS, 1);
 lost:

@@ -157,7 +157,7 @@ unsigned int sib_max_inline;
 module_param_named(max_inline, sib_max_inline, uint, 0444);
 MODULE_PARM_DESC(max_inline, "Bytes a send may carry inline, copied at post time (0-1024, default 0: no inline sends)");
 
-struct sib_fabric sib_fabric;
+struct sib_fabric sib_fabric = { .loss_burst_us = SIB_LOSS_BURST_US };
 
 unsigned int sib_lmc;
 module_param_named(lmc, sib_lmc, uint, 0444);
