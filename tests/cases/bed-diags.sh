@@ -32,12 +32,8 @@ BCAST=ff12:401b:ffff::ffff:ffff
 # The tools speak from sib0 port 1, whatever order they find the HCAs in.
 FROM=(-C sib0 -P 1)
 
-# field NAME: the value of the "NAME:.....value" line on stdin (smpquery,
-# perfquery, ibstat).
-field() { sed -n "s/^[[:space:]]*$1:[.[:space:]]*//p" | head -n 1; }
 # sa_field NAME: the value of saquery's "NAME.......value" line.
 sa_field() { sed -n "s/^[[:space:]]*$1\.\.*//p" | head -n 1; }
-lid_of() { echo $(($(cat "/sys/class/infiniband/$1/ports/1/lid"))); }
 # guid_of IBDEV: port 1's GUID, from its GID.
 guid_of() {
 	printf '0x%s\n' "$(cut -d: -f5-8 "/sys/class/infiniband/$1/ports/1/gids/0" | tr -d :)"
@@ -74,46 +70,46 @@ step "ibstat: both ports Active, with their LIDs and the SM's"
 for dev in sib0 sib1; do
 	out=$(ibstat "$dev" 1)
 	echo "$out"
-	assert_eq "$(field State <<<"$out")" Active "$dev state"
-	assert_eq "$(field 'Physical state' <<<"$out")" LinkUp "$dev physical state"
-	assert_eq "$(field 'Base lid' <<<"$out")" "$(lid_of "$dev")" "$dev LID"
-	assert_eq "$(field 'SM lid' <<<"$out")" 1 "$dev SM LID"
+	assert_eq "$(diag_field State <<<"$out")" Active "$dev state"
+	assert_eq "$(diag_field 'Physical state' <<<"$out")" LinkUp "$dev physical state"
+	assert_eq "$(diag_field 'Base lid' <<<"$out")" "$(lid_of "$dev")" "$dev LID"
+	assert_eq "$(diag_field 'SM lid' <<<"$out")" 1 "$dev SM LID"
 done
 
 step "the HCA's SMA: by directed route (local) and by LID (across the fabric)"
 out=$(sq nodeinfo -D 0)
 echo "$out"
-assert_eq "$(field NodeType <<<"$out")" "Channel Adapter" "node type"
-assert_eq "$(field PortGuid <<<"$out")" "$guid0" "sib0 port GUID"
-assert_eq "$(field LocalPort <<<"$out")" 1 "local port"
+assert_eq "$(diag_field NodeType <<<"$out")" "Channel Adapter" "node type"
+assert_eq "$(diag_field PortGuid <<<"$out")" "$guid0" "sib0 port GUID"
+assert_eq "$(diag_field LocalPort <<<"$out")" 1 "local port"
 out=$(sq portinfo -D 0)
-assert_eq "$(field LinkState <<<"$out")" Active "sib0 link state"
-assert_eq "$(field Lid <<<"$out")" "$lid0" "sib0 LID in PortInfo"
-assert_eq "$(field SMLid <<<"$out")" 1 "sib0 SM LID in PortInfo"
-assert_eq "$(field NeighborMTU <<<"$out")" 2048 "sib0 active MTU"
-assert_eq "$(sq nodedesc "$lid1" | field 'Node Description')" "sib software HCA 1" "sib1 by LID"
-assert_eq "$(sq nodeinfo "$lid1" | field PortGuid)" "$guid1" "sib1 port GUID by LID"
+assert_eq "$(diag_field LinkState <<<"$out")" Active "sib0 link state"
+assert_eq "$(diag_field Lid <<<"$out")" "$lid0" "sib0 LID in PortInfo"
+assert_eq "$(diag_field SMLid <<<"$out")" 1 "sib0 SM LID in PortInfo"
+assert_eq "$(diag_field NeighborMTU <<<"$out")" 2048 "sib0 active MTU"
+assert_eq "$(sq nodedesc "$lid1" | diag_field 'Node Description')" "sib software HCA 1" "sib1 by LID"
+assert_eq "$(sq nodeinfo "$lid1" | diag_field PortGuid)" "$guid1" "sib1 port GUID by LID"
 
 step "the switch, one hop away by directed route"
 out=$(sq nodeinfo -D 0,1)
 echo "$out"
-assert_eq "$(field NodeType <<<"$out")" Switch "node type one hop away"
-assert_eq "$(field Guid <<<"$out")" "$SW_GUID" "switch GUID"
-assert_eq "$(field NumPorts <<<"$out")" 2 "switch ports"
-p0=$(field LocalPort <<<"$out")
+assert_eq "$(diag_field NodeType <<<"$out")" Switch "node type one hop away"
+assert_eq "$(diag_field Guid <<<"$out")" "$SW_GUID" "switch GUID"
+assert_eq "$(diag_field NumPorts <<<"$out")" 2 "switch ports"
+p0=$(diag_field LocalPort <<<"$out")
 out=$(sq portinfo -D 0,1 0)
-assert_eq "$(field Lid <<<"$out")" 1 "switch port 0 LID"
+assert_eq "$(diag_field Lid <<<"$out")" 1 "switch port 0 LID"
 assert grep -q IsSM <<<"$out"
 p1=
 for p in 1 2; do
-	if [ "$(sq nodeinfo -D "0,1,$p" | field PortGuid)" = "$guid1" ]; then
+	if [ "$(sq nodeinfo -D "0,1,$p" | diag_field PortGuid)" = "$guid1" ]; then
 		p1=$p
 	fi
 done
 [ -n "$p1" ] || fail "no switch port leads to sib1 by directed route"
 echo "sib0 on switch port $p0, sib1 on switch port $p1"
-assert_eq "$(sq portinfo -D "0,1,$p1" | field Lid)" "$lid1" "sib1 LID, two hops away"
-assert_eq "$(sq portinfo -D 0,1 "$p1" | field LinkState)" Active "switch port $p1 state"
+assert_eq "$(sq portinfo -D "0,1,$p1" | diag_field Lid)" "$lid1" "sib1 LID, two hops away"
+assert_eq "$(sq portinfo -D 0,1 "$p1" | diag_field LinkState)" Active "switch port $p1 state"
 out=$(ibroute "${FROM[@]}" 1)
 echo "$out"
 assert grep -q "^$(printf '0x%04x %03d ' "$lid1" "$p1")" <<<"$out"
@@ -136,26 +132,26 @@ echo "$out"
 assert grep -q "sm lid 1 sm guid $SW_GUID,.* SMINFO_MASTER" <<<"$out"
 
 step "perfquery: the PMAs count what ping and iperf3 sent"
-tx0=$(pma -x | field PortXmitPkts)
-rx0=$(pma -x "$lid1" 1 | field PortRcvPkts)
-sw0=$(pma -x 1 "$p0" | field PortRcvPkts)
+tx0=$(pma -x | diag_field PortXmitPkts)
+rx0=$(pma -x "$lid1" 1 | diag_field PortRcvPkts)
+sw0=$(pma -x 1 "$p0" | diag_field PortRcvPkts)
 sys0=$(cat /sys/class/infiniband/sib0/ports/1/counters/port_xmit_packets)
 assert on h1 ping -c 20 -i 0.1 -W 2 10.12.0.2
-assert_ge "$(($(pma -x | field PortXmitPkts) - tx0))" 20 "sib0 PortXmitPkts"
-assert_ge "$(($(pma -x "$lid1" 1 | field PortRcvPkts) - rx0))" 20 "sib1 PortRcvPkts"
-assert_ge "$(($(pma -x 1 "$p0" | field PortRcvPkts) - sw0))" 20 "switch port $p0 PortRcvPkts"
+assert_ge "$(($(pma -x | diag_field PortXmitPkts) - tx0))" 20 "sib0 PortXmitPkts"
+assert_ge "$(($(pma -x "$lid1" 1 | diag_field PortRcvPkts) - rx0))" 20 "sib1 PortRcvPkts"
+assert_ge "$(($(pma -x 1 "$p0" | diag_field PortRcvPkts) - sw0))" 20 "switch port $p0 PortRcvPkts"
 assert_ge "$(($(cat /sys/class/infiniband/sib0/ports/1/counters/port_xmit_packets) - sys0))" 20 \
 	"sib0 port_xmit_packets in sysfs"
-data0=$(pma -x "$lid1" 1 | field PortRcvData)
+data0=$(pma -x "$lid1" 1 | diag_field PortRcvData)
 tcp_exact h2 10.12.0.2 h1 16 "TCP h1 -> h2"
 bytes=$((16 << 20))
-data=$(($(pma -x "$lid1" 1 | field PortRcvData) - data0))
+data=$(($(pma -x "$lid1" 1 | diag_field PortRcvData) - data0))
 echo "iperf3: $bytes bytes; sib1 PortRcvData +$data words"
 assert_ge "$((data * 4))" "$bytes" "sib1 PortRcvData (4-octet words)"
 pma "$lid1" 1
-before=$(pma "$lid1" 1 | field PortRcvPkts)
+before=$(pma "$lid1" 1 | diag_field PortRcvPkts)
 pma -R "$lid1" 1
-after=$(pma "$lid1" 1 | field PortRcvPkts)
+after=$(pma "$lid1" 1 | diag_field PortRcvPkts)
 echo "sib1 PortRcvPkts $before before the reset, $after after"
 [ "$after" -lt "$before" ] || fail "perfquery -R did not reset sib1's PortRcvPkts"
 

@@ -31,10 +31,7 @@ LMC=2
 BITS=3
 [ "$SIB_SM" = builtin ] || BITS=0
 
-lid_of() { echo $(($(cat "/sys/class/infiniband/$1/ports/1/lid"))); }
 gid_of() { cat "/sys/class/infiniband/$1/ports/1/gids/0"; }
-# field NAME: the value of smpquery's "NAME:.....value" line on stdin.
-field() { sed -n "s/^[[:space:]]*$1:[.[:space:]]*//p" | head -n 1; }
 at_bits() { sib_counter "$1" 1 rx_path_bits_packets; }
 # pr_pairs: "SLID>DLID" (decimal) of each PathRecord from sib0's port to
 # sib1's the SA lists (a GetTable), in its order.
@@ -104,8 +101,8 @@ c0=$(at_bits sib1)
 for k in 1 2 3; do
 	pi=$(smpquery -C sib0 -P 1 portinfo $((lid2 + k))) ||
 		fail "no PortInfo from LID $((lid2 + k))"
-	assert_eq "$(field Lid <<<"$pi")" "$lid2" "the base LID LID $((lid2 + k)) reports"
-	assert_eq "$(field LMC <<<"$pi")" "$LMC" "the LMC LID $((lid2 + k)) reports"
+	assert_eq "$(diag_field Lid <<<"$pi")" "$lid2" "the base LID LID $((lid2 + k)) reports"
+	assert_eq "$(diag_field LMC <<<"$pi")" "$LMC" "the LMC LID $((lid2 + k)) reports"
 done
 echo "sib1 took $(($(at_bits sib1) - c0)) packets at base+1..base+3"
 assert_ge "$(($(at_bits sib1) - c0))" 3 "SMPs sib1 took at a LID but its base"

@@ -305,6 +305,13 @@ bounce_buffers() { grep -qE '(^| )swiotlb=([0-9]+,)?force( |,|$)' /proc/cmdline;
 # the debug tier's kernel).
 dma_api_debug() { [ -e /sys/kernel/debug/dma-api/error_count ]; }
 
+# lid_of IBDEV: port 1's LID, in decimal.
+lid_of() { echo $(($(cat "/sys/class/infiniband/$1/ports/1/lid"))); }
+
+# diag_field NAME: the value of the "NAME:.....value" line on stdin, as
+# infiniband-diags print them (smpquery, perfquery, ibstat).
+diag_field() { sed -n "s/^[[:space:]]*$1:[.[:space:]]*//p" | head -n 1; }
+
 # has_page_pool: the kernel has page_pool, so our receive pages are
 # recycled (without it, as in the debug tier's kernel, every page is new).
 has_page_pool() { grep -q ' page_pool_create$' /proc/kallsyms; }

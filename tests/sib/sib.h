@@ -852,6 +852,7 @@ int sib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 u32 sib_sq_run(struct sib_qp *qp);
 void sib_retry_work(struct work_struct *work);
 void sib_flush_rq(struct sib_qp *qp);
+void sib_av_from_attr(struct sib_av *av, const struct rdma_ah_attr *attr);
 void sib_av_to_attr(const struct sib_av *av, struct rdma_ah_attr *attr);
 
 int sib_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
@@ -956,7 +957,7 @@ void sib_port_event(struct sib_port *port, enum ib_event_type type);
 void sib_sm_reregister_port(struct sib_port *port);
 void sib_sm_restart(void);
 int sib_sm_move_lid(struct sib_port *port, u16 lid);
-bool sib_sm_lid_free(const struct sib_port *port, u16 lid);
+int sib_sm_lid_check(const struct sib_port *port, u16 lid);
 
 /* What sib_sm_sa_sync() leaves to the SA's work. */
 enum {

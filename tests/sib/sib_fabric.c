@@ -777,11 +777,11 @@ static bool random_loss(struct sib_pkt *pkt, enum sib_loss_kind kind)
 	struct sib_loss_burst *lb = pkt->src_port ?
 				    &pkt->src_port->loss_burst[kind] :
 				    &fab->sm_burst[kind];
-	u64 now = ktime_get_ns();
 	u32 burst;
 
+	/* The clock only while a burst runs or one starts. */
 	if (atomic_read(&lb->left)) {
-		if (now < READ_ONCE(lb->until_ns) &&
+		if (ktime_get_ns() < READ_ONCE(lb->until_ns) &&
 		    atomic_add_unless(&lb->left, -1, 0))
 			goto lost;
 		atomic_set(&lb->left, 0);	/* the burst is over */
@@ -790,8 +790,8 @@ static bool random_loss(struct sib_pkt *pkt, enum sib_loss_kind kind)
 		return false;
 	burst = READ_ONCE(fab->loss_burst);
 	if (burst > 1) {
-		WRITE_ONCE(lb->until_ns,
-			   now + (u64)READ_ONCE(fab->loss_burst_us) * NSEC_PER_USEC);
+		WRITE_ONCE(lb->until_ns, ktime_get_ns() +
+			   (u64)READ_ONCE(fab->loss_burst_us) * NSEC_PER_USEC);
 		atomic_set(&lb->left, burst - 1);
 	}
 	if (pkt->src_port)

@@ -234,25 +234,6 @@ static int check_attrs(struct sib_qp *qp, struct ib_qp_attr *attr, int mask)
 	return 0;
 }
 
-static void apply_av(struct sib_av *av, const struct rdma_ah_attr *attr)
-{
-	memset(av, 0, sizeof(*av));
-	av->dlid = rdma_ah_get_dlid(attr);
-	av->src_path_bits = rdma_ah_get_path_bits(attr);
-	av->sl = rdma_ah_get_sl(attr);
-	av->port_num = rdma_ah_get_port_num(attr);
-	if (rdma_ah_get_ah_flags(attr) & IB_AH_GRH) {
-		const struct ib_global_route *grh = rdma_ah_read_grh(attr);
-
-		av->has_grh = true;
-		av->dgid = grh->dgid;
-		av->sgid_index = grh->sgid_index;
-		av->hop_limit = grh->hop_limit;
-		av->traffic_class = grh->traffic_class;
-		av->flow_label = grh->flow_label;
-	}
-}
-
 static void apply_attrs(struct sib_qp *qp, struct ib_qp_attr *attr, int mask)
 {
 	if (mask & IB_QP_PORT)
@@ -262,7 +243,7 @@ static void apply_attrs(struct sib_qp *qp, struct ib_qp_attr *attr, int mask)
 	if (mask & IB_QP_QKEY)
 		qp->qkey = attr->qkey;
 	if (mask & IB_QP_AV)
-		apply_av(&qp->dest, &attr->ah_attr);
+		sib_av_from_attr(&qp->dest, &attr->ah_attr);
 	if (mask & IB_QP_PATH_MTU)
 		qp->path_mtu = attr->path_mtu;
 	if (mask & IB_QP_DEST_QPN)

@@ -20,9 +20,11 @@ void sib_port_event(struct sib_port *port, enum ib_event_type type)
 
 /*
  * Under sib_fabric.lock: may port take the block of 2^lmc LIDs from lid?
- * by_lid holds base LIDs only: sib_port_by_lid() masks the path bits.
+ * 0 if so, -EINVAL outside the SM's range or unaligned, -EADDRINUSE when
+ * another port has it.  by_lid holds base LIDs only: sib_port_by_lid()
+ * masks the path bits.
  */
-bool sib_sm_lid_free(const struct sib_port *port, u16 lid)
+int sib_sm_lid_check(const struct sib_port *port, u16 lid)
 {
 	u16 span = sib_lmc_span(sib_lmc);
 	struct sib_port *owner;
@@ -30,10 +32,10 @@ bool sib_sm_lid_free(const struct sib_port *port, u16 lid)
 	lockdep_assert_held(&sib_fabric.lock);
 	if (lid < SIB_FIRST_LID || lid > SIB_MAX_LID + 1 - span ||
 	    sib_lid_path_bits(lid, sib_lmc))
-		return false;
+		return -EINVAL;
 	owner = rcu_dereference_protected(sib_fabric.by_lid[lid],
 					  lockdep_is_held(&sib_fabric.lock));
-	return !owner || owner == port;
+	return owner && owner != port ? -EADDRINUSE : 0;
 }
 
 /* Under sib_fabric.lock: the first free block, 0 when none is. */
@@ -42,7 +44,7 @@ static u16 free_lid(void)
 	u16 span = sib_lmc_span(sib_lmc), lid;
 
 	for (lid = ALIGN(SIB_FIRST_LID, span); lid <= SIB_MAX_LID; lid += span)
-		if (sib_sm_lid_free(NULL, lid))
+		if (!sib_sm_lid_check(NULL, lid))
 			return lid;
 	return 0;
 }
@@ -197,6 +199,8 @@ int sib_sm_set_pkeys(struct sib_port *port, const u16 *pkeys, u32 n)
 /* Give a port a new LID the fabric routes: 1 when it changed, or -errno. */
 int sib_sm_move_lid(struct sib_port *port, u16 lid)
 {
+	int ret;
+
 	lockdep_assert_held(&sib_fabric.lock);
 	if (sib_sm_external) {
 		/* Where it is reached is the external SM's LFT's business. */
@@ -209,10 +213,9 @@ int sib_sm_move_lid(struct sib_port *port, u16 lid)
 	}
 	if (lid == port->lid)
 		return 0;
-	if (!sib_sm_lid_free(NULL, lid))
-		return lid >= SIB_FIRST_LID && lid <= SIB_MAX_LID &&
-		       rcu_access_pointer(sib_fabric.by_lid[lid]) ?
-		       -EADDRINUSE : -EINVAL;
+	ret = sib_sm_lid_check(port, lid);
+	if (ret)
+		return ret;
 	RCU_INIT_POINTER(sib_fabric.by_lid[port->lid], NULL);
 	WRITE_ONCE(port->lid, lid);
 	rcu_assign_pointer(sib_fabric.by_lid[lid], port);

@@ -252,8 +252,7 @@ static bool sma_lid_ok(struct sib_port *port, u16 lid, u8 lmc)
 	if (sib_sm_external)
 		return lid && lid + sib_lmc_span(lmc) - 1 <= SIB_LID_UCAST_TOP;
 	/* The built-in SM's fabric routes its own range, its own LMC. */
-	return lmc == port->lmc &&
-	       (lid == port->lid || sib_sm_lid_free(port, lid));
+	return lmc == port->lmc && !sib_sm_lid_check(port, lid);
 }
 
 /* Under sib_fabric.lock: would the SubnSet be valid?  Nothing changes if not. */

@@ -195,17 +195,25 @@ static int sib_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	if (attr->type != RDMA_AH_ATTR_TYPE_IB || port_num < 1 ||
 	    port_num > sdev->nports)
 		return -EINVAL;
+	if ((rdma_ah_get_ah_flags(attr) & IB_AH_GRH) &&
+	    rdma_ah_read_grh(attr)->sgid_index >= SIB_GID_TABLE_LEN)
+		return -EINVAL;
+	sib_av_from_attr(av, attr);
+	atomic_inc(&sdev->nr_ahs);
+	return 0;
+}
 
+/* An AH's or a connected QP's address, as sends carry it. */
+void sib_av_from_attr(struct sib_av *av, const struct rdma_ah_attr *attr)
+{
 	memset(av, 0, sizeof(*av));
 	av->dlid = rdma_ah_get_dlid(attr);
 	av->src_path_bits = rdma_ah_get_path_bits(attr);
 	av->sl = rdma_ah_get_sl(attr);
-	av->port_num = port_num;
+	av->port_num = rdma_ah_get_port_num(attr);
 	if (rdma_ah_get_ah_flags(attr) & IB_AH_GRH) {
 		const struct ib_global_route *grh = rdma_ah_read_grh(attr);
 
-		if (grh->sgid_index >= SIB_GID_TABLE_LEN)
-			return -EINVAL;
 		av->has_grh = true;
 		av->dgid = grh->dgid;
 		av->sgid_index = grh->sgid_index;
@@ -213,8 +221,6 @@ static int sib_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 		av->traffic_class = grh->traffic_class;
 		av->flow_label = grh->flow_label;
 	}
-	atomic_inc(&sdev->nr_ahs);
-	return 0;
 }
 
 void sib_av_to_attr(const struct sib_av *av, struct rdma_ah_attr *attr)
