@@ -110,7 +110,7 @@ fabric_up devices=2 ports=1
 modprobe sibperf
 
 step "scribble, async=0: the fabric reads the buffer in the post"
-# Set here: a run may have given every case sib.async=1.
+# Set here: a run may have given every case sib.async=0.
 echo 0 >$P/async
 expect ud 256 original 1
 expect rc 4096 original 1

@@ -38,10 +38,12 @@ fabric_up() {
 	else
 		modprobe sib "$@"
 	fi
-	# sib.async=1 on the kernel command line (tests/vm/run --append):
-	# every case's sends run in the fabric's worker; say so in its log.
-	[ "$(cat /sys/module/sib/parameters/async)" = N ] ||
-		echo "fabric_up: sib async=1, async_delay_us=$(cat /sys/module/sib/parameters/async_delay_us), async_jitter_us=$(cat /sys/module/sib/parameters/async_jitter_us)"
+	# How the fabric executes sends, when not at its default (async=1,
+	# no delay): set on the kernel command line (tests/vm/run --append,
+	# --fabric) for every case; say so in the case's log.
+	local p=/sys/module/sib/parameters
+	[ "$(cat $p/async) $(cat $p/async_delay_us) $(cat $p/async_jitter_us)" = "Y 0 0" ] ||
+		echo "fabric_up: sib async=$(cat $p/async), async_delay_us=$(cat $p/async_delay_us), async_jitter_us=$(cat $p/async_jitter_us)"
 	for knob in $(sed -n 's/.*sibtest\.break=\([a-z,]*\).*/\1/p' /proc/cmdline | tr , ' '); do
 		echo "fabric_up: breaking the fabric on purpose: ${knob}_drop_every=1"
 		echo 1 >"$SIB/${knob}_drop_every"

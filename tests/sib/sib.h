@@ -2,11 +2,12 @@
 /*
  * sib: a software InfiniBand HCA with its own fabric and subnet manager.
  *
- * Every sib device is an ordinary ib_device with IB link layer and virtual
- * DMA, so ib_core, ib_mad, ib_sa, ib_cm, IPoIB and the kernel's RDMA storage
+ * Every sib device is an ordinary ib_device with IB link layer and a DMA
+ * device of its own, so ib_core, ib_mad, ib_sa, ib_cm, IPoIB and the kernel's RDMA storage
  * protocols run on it unmodified.  All ports of all devices hang off one
  * fabric: a packet is "sent" by copying the sender's gather list straight
- * into the receiver's scatter list, in the sender's context; an RDMA WRITE
+ * into the receiver's scatter list, by the fabric's worker after the post
+ * returns (sib_exec.c); an RDMA WRITE
  * or READ copies between a list and a region an R_Key names.  Every port
  * is linked to the fabric's one switch.
  * Each port has a subnet management agent and a PMA (process_mad), and so

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Where posted sends execute.  By default in the poster's context, before
- * ib_post_send returns.  With the module parameter async, as on an HCA:
- * the post rings a doorbell and returns, and the fabric's worker drains
- * the QP's send queue later, reading each gather list only then.  A
+ * Where posted sends execute.  By default (module parameter async) as on
+ * an HCA: the post rings a doorbell and returns, and the fabric's worker
+ * drains the QP's send queue later, reading each gather list only then;
+ * with async=0 in the poster's context, before ib_post_send returns.  A
  * driver that reuses, unmaps or frees a send buffer before its completion
  * then sends whatever the buffer holds by then, or is caught reading freed
  * memory (KASAN).

@@ -84,9 +84,9 @@ unsigned int sib_send_delay_us;
 module_param_cb(send_delay_us, &send_delay_ops, &sib_send_delay_us, 0644);
 MODULE_PARM_DESC(send_delay_us, "Microseconds each send, RDMA or atomic request takes to execute, in the poster's context: posts, drains and flushes then overlap it (default 0)");
 
-bool sib_async;
+bool sib_async = true;
 module_param_named(async, sib_async, bool, 0644);
-MODULE_PARM_DESC(async, "Execute sends after the post returns, in the fabric's worker, reading the gather list then, as an HCA's DMA does; completions come later, in batches (default N: in the poster's context)");
+MODULE_PARM_DESC(async, "Execute sends after the post returns, in the fabric's worker, reading the gather list then, as an HCA's DMA does; completions come later, in batches (default Y; N: in the poster's context, the payload read before the post returns)");
 
 static int async_us_set(const char *val, const struct kernel_param *kp)
 {

@@ -3,8 +3,8 @@
  * Posting work and executing it.  A post checks what an HCA checks when
  * it takes a WQE (opcode, SGE count, lengths, QP state) and copies the WR,
  * its address vector included, into the ring; the gather list is read only
- * when the WQE executes.  By default that is in the poster's context; with
- * async the fabric's worker does it later (sib_exec.c).  Either way the
+ * when the WQE executes: by default the fabric's worker does it after the
+ * post returns, with async=0 the poster (sib_exec.c).  Either way the
  * send queue is drained by whichever context finds it idle, so messages of
  * one QP leave in order.  RC waits out receiver-not-ready NAKs
  * with the responder's timer and gives up after rnr_retry attempts; a
