@@ -3,21 +3,25 @@
  * sib: a software InfiniBand HCA with its own fabric and subnet manager.
  *
  * Every sib device is an ordinary ib_device with IB link layer and a DMA
- * device of its own, so ib_core, ib_mad, ib_sa, ib_cm, IPoIB and the kernel's RDMA storage
- * protocols run on it unmodified.  All ports of all devices hang off one
- * fabric: a packet is "sent" by copying the sender's gather list straight
- * into the receiver's scatter list, by the fabric's worker after the post
- * returns (sib_exec.c); an RDMA WRITE
- * or READ copies between a list and a region an R_Key names.  Every port
- * is linked to the fabric's one switch.
- * Each port has a subnet management agent and a PMA (process_mad), and so
- * has the switch; SMPs travel between them by directed route or by LID.
+ * device of its own, so ib_core, ib_mad, ib_sa, ib_cm, IPoIB and the
+ * kernel's RDMA storage protocols run on it unmodified.  All ports of all
+ * devices hang off one fabric: a packet is "sent" by copying the sender's
+ * gather list straight into the receiver's scatter list, by the fabric's
+ * worker after the post returns (sib_exec.c); an RDMA WRITE or READ
+ * copies between a list and a region an R_Key names.
+ *
+ * The switches (switches=, 1-4, default 1) stand in a line, each linked
+ * to the next by one link between their two top ports; the HCA ports are
+ * spread along it in fabric index order, the first on switch 0 and the
+ * last on the last switch (sib_switch.c says how).  Each port has a
+ * subnet management agent and a PMA (process_mad), and so has each
+ * switch; SMPs travel between them by directed route or by LID.
  *
  * Two ways to run the subnet (module parameter sm=): the built-in SM
- * (builtin, the default) assigns LIDs and brings ports up at once, and
- * its SA answers at the switch's port 0, LID 1; or an external SM
- * (external: OpenSM on one of the ports) does all of it through the
- * agents, and the switch forwards by the tables it programs.
+ * (builtin, the default) assigns LIDs, routes min-hop and brings ports up
+ * at once, and its SA answers at switch 0's port 0, LID 1; or an external
+ * SM (external: OpenSM on one of the ports) does all of it through the
+ * agents, and each switch forwards by the tables it programs, hop by hop.
  */
 #ifndef SIB_H
 #define SIB_H
@@ -39,9 +43,12 @@ struct seq_file;
 #define SIB_FABRIC_PORTS	(SIB_MAX_DEVICES * SIB_MAX_PORTS)
 #define SIB_PKEY_TABLE_LEN	16
 #define SIB_GID_TABLE_LEN	1
-#define SIB_SM_LID		1
+#define SIB_SM_LID		1	/* switch 0's, under the built-in SM */
+#define SIB_MAX_SWITCHES	4	/* switches= */
 #define SIB_FIRST_LID		2
 #define SIB_MAX_LID		1023	/* unicast LIDs the built-in SM routes */
+/* The built-in SM's LIDs of switches 1, 2, ...: 1023, 1022, ... */
+#define SIB_SWITCH_TOP_LID	SIB_MAX_LID
 #define SIB_MAX_LMC		3	/* lmc= of the built-in SM */
 #define SIB_PI_LMC_MAX		7	/* PortInfo's LMC: three bits */
 #define SIB_LID_UCAST_TOP	0xbfff	/* unicast LIDs of a subnet */
@@ -235,6 +242,8 @@ struct sib_port {
 	struct sib_dev *sdev;
 	u32 port_num;			/* 1-based, as ib_core counts */
 	u32 fabric_index;		/* bit in multicast forwarding masks */
+	u8 sw_index;			/* the switch its link goes to, */
+	u8 sw_port;			/* and that switch's port */
 	__be64 guid;
 
 	/* Written by the SM under sib_fabric.lock; read locklessly. */
@@ -506,7 +515,8 @@ struct sib_pkt {
 	bool held;			/* already delayed once */
 	bool resent;			/* a retry: counted already */
 	u8 rnr_timer;			/* out: responder's RNR NAK timer */
-	u8 sw_port;			/* switch port it came in by; 0: ours */
+	u8 sw;				/* the switch it came in to, */
+	u8 sw_port;			/* by that port; 0: the switch's own */
 };
 
 /* How a delivery went, as the sender's transport sees it. */
@@ -562,13 +572,19 @@ struct sib_sw_port {
 };
 
 /*
- * The fabric's one switch (sib_switch.c, sib_switch_sma.c): external port
- * N links the HCA port of fabric index N - 1; port 0 is the management
- * port (LID 1 and the built-in SM under sm=builtin).  What an external SM
- * sets is written under sib_fabric.lock and read locklessly.
+ * A switch of the line (sib_switch.c, sib_switch_sma.c): external ports
+ * 1 .. nhca link HCA ports of fabric index first_hca on; isl_port[0] and
+ * [1], its top ports, the switches before and after it (0: none); port 0
+ * is the management port (LID 1 and the built-in SM on switch 0 under
+ * sm=builtin).  What an external SM sets is written under sib_fabric.lock
+ * and read locklessly.
  */
 struct sib_switch {
+	u32 index;
 	u32 nports;
+	u32 nhca;
+	u32 first_hca;
+	u8 isl_port[2];
 	atomic_t sm_act_count;		/* SMInfo ActCount */
 	u64 pma_base[SIB_FABRIC_PORTS + 1][SIB_PMA_NR_FIELDS];
 
@@ -613,7 +629,8 @@ struct sib_fabric {
 	struct sib_dev *devs[SIB_MAX_DEVICES];
 	u32 ndevs;
 	u32 nports;
-	struct sib_switch sw;
+	struct sib_switch *sw;		/* the line, switches= of them */
+	u32 nswitches;
 	struct workqueue_struct *wq;	/* SM, SA and delayed packets */
 	struct workqueue_struct *exec_wq;	/* async: send queues' workers */
 	struct dentry *debugfs;
@@ -1004,20 +1021,40 @@ int sib_pma_answer(const struct sib_pma_node *node, const struct ib_mad *in,
 u64 sib_pma_raw(struct sib_port *port, enum sib_pma_field f);
 u64 sib_pma_since(u64 raw, u64 base);
 
-/* The switch (sib_switch.c, sib_switch_sma.c), from the fabric's work queue. */
-void sib_switch_init(u32 nports);
+/* The switches (sib_switch.c, sib_switch_sma.c), from the fabric's work queue. */
+int sib_switch_init(u32 nhca, u32 nswitches);
 void sib_switch_exit(void);
-void sib_switch_portinfo(u32 port_num, struct sib_portinfo *pi);
-void sib_switch_node_info(u8 local_port, struct ib_node_info *ni);
-void sib_switch_smp(struct ib_smp *smp, u32 len, u32 in_port, u16 slid);
-u16 sib_switch_lid(void);
+void sib_switch_place(struct sib_port *port);
+void sib_switch_portinfo(struct sib_switch *sw, u32 port_num,
+			 struct sib_portinfo *pi);
+void sib_switch_node_info(struct sib_switch *sw, u8 local_port,
+			  struct ib_node_info *ni);
+const char *sib_switch_desc(const struct sib_switch *sw);
+void sib_switch_smp(struct sib_switch *sw, struct ib_smp *smp, u32 len,
+		    u32 in_port, u16 slid);
+u16 sib_switch_lid(const struct sib_switch *sw);
+__be64 sib_switch_guid(const struct sib_switch *sw);
+struct sib_switch *sib_switch_by_lid(u16 lid);
+u32 sib_switch_port_toward(const struct sib_switch *sw, u32 from_sw,
+			   u32 from_port);
 
-/* Its tables and port states, for the data path (any context). */
-int sib_switch_route(u16 dlid);
-unsigned long sib_switch_mcast_ports(u16 mlid);
-bool sib_switch_port_passes(u32 port_num, bool smp, bool ingress);
-void sib_switch_port_state_locked(u32 port_num, enum ib_port_state state);
+/* Their tables, links and port states, for the data path (any context). */
+int sib_switch_route(const struct sib_switch *sw, u16 dlid);
+unsigned long sib_switch_mcast_reach(struct sib_switch *sw, u32 in_port,
+				     u16 mlid);
+struct sib_switch *sib_switch_peer(const struct sib_switch *sw, u32 port_num,
+				   u32 *peer_port);
+struct sib_port *sib_switch_hca(const struct sib_switch *sw, u32 port_num);
+bool sib_switch_port_passes(struct sib_switch *sw, u32 port_num, bool smp,
+			    bool ingress);
+void sib_switch_port_state_locked(struct sib_switch *sw, u32 port_num,
+				  enum ib_port_state state);
 struct sib_port *sib_switch_lid_owner(u16 lid);
+
+static inline struct sib_switch *sib_port_switch(const struct sib_port *port)
+{
+	return &sib_fabric.sw[port->sw_index];
+}
 
 /* Links under sm=external (sib_link.c). */
 bool sib_link_update_locked(struct sib_port *port, bool retrain);
@@ -1038,8 +1075,13 @@ struct sib_mad_src {
 int sib_sa_init(void);
 void sib_sa_exit(void);
 void sib_sa_recv(const struct sib_mad_src *src, const void *mad, u32 len);
-void sib_switch_pma(const struct sib_mad_src *src, const void *mad, u32 len);
+void sib_switch_pma(struct sib_switch *sw, const struct sib_mad_src *src,
+		    const void *mad, u32 len);
 void sib_sm_send_mad(const struct sib_mad_src *to, const void *mad, u32 len);
+void sib_switch_send_mad(struct sib_switch *sw, const struct sib_mad_src *to,
+			 const void *mad, u32 len);
+void sib_fabric_smp_to_switch(const struct sib_pkt *pkt, u32 sw_index,
+			      u32 in_port);
 void sib_sa_port_gone(struct sib_port *port);
 void sib_sa_reregister(void);
 int sib_sa_show_groups(struct seq_file *m, void *unused);

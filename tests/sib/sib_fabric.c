@@ -3,9 +3,10 @@
  * The wire: route a message by DLID to a port, pick the QP, apply the
  * P_Key and Q_Key checks the receiving HCA would, and copy the payload into
  * the receive buffer.  Multicast goes to every attached QP on the ports the
- * switch forwards that MLID to, plus loopback on the sending port.  Under
- * sm=builtin a DLID leads straight to the port that owns it; under
- * sm=external the switch forwards by the tables the SM programmed.
+ * switches forward that MLID to, plus loopback on the sending port.
+ * Under sm=builtin a DLID leads straight to the port that owns it; under
+ * sm=external each switch on the way forwards by the tables the SM
+ * programmed into it.
  */
 #include <linux/ktime.h>
 #include <linux/math64.h>
@@ -487,10 +488,12 @@ static enum sib_delivery deliver_multicast(struct sib_pkt *pkt,
 	return SIB_DELIVERED;
 }
 
+/* A MAD for a switch's QP1 (held->pkt.sw): the SA's or its PMA's. */
 static void sa_work(struct work_struct *work)
 {
 	struct sib_held_pkt *held = container_of(to_delayed_work(work),
 						 struct sib_held_pkt, work);
+	struct sib_switch *sw = &sib_fabric.sw[held->pkt.sw];
 	struct sib_mad_src src = {
 		.slid = held->pkt.slid,
 		.sqpn = held->pkt.src_qpn,
@@ -509,16 +512,16 @@ static void sa_work(struct work_struct *work)
 	rcu_read_lock();
 	src.port = sib_port_by_lid(src.slid);
 	rcu_read_unlock();
-	atomic_inc(&sib_fabric.sw.sm_act_count);
-	/* The SA (built-in SM only) and the switch's PMA share port 0's QP1. */
+	atomic_inc(&sw->sm_act_count);
+	/* The SA (built-in SM only) and switch 0's PMA share its port 0's QP1. */
 	if (src.port && held->data[1] == IB_MGMT_CLASS_PERF_MGMT)
-		sib_switch_pma(&src, held->data, held->pkt.length);
-	else if (src.port && !sib_sm_external)
+		sib_switch_pma(sw, &src, held->data, held->pkt.length);
+	else if (src.port && !sib_sm_external && !sw->index)
 		sib_sa_recv(&src, held->data, held->pkt.length);
 	kfree(held);
 }
 
-/* An SMP for the switch: to route on, or to answer. */
+/* An SMP for a switch (held->pkt.sw): to route on, or to answer. */
 static void switch_work(struct work_struct *work)
 {
 	struct sib_held_pkt *held = container_of(to_delayed_work(work),
@@ -529,8 +532,8 @@ static void switch_work(struct work_struct *work)
 	list_del(&held->link);
 	spin_unlock_irqrestore(&held_lock, flags);
 
-	sib_switch_smp((struct ib_smp *)held->data, held->pkt.length,
-		       held->pkt.sw_port, held->pkt.slid);
+	sib_switch_smp(&sib_fabric.sw[held->pkt.sw], (struct ib_smp *)held->data,
+		       held->pkt.length, held->pkt.sw_port, held->pkt.slid);
 	kfree(held);
 }
 
@@ -552,16 +555,11 @@ static void held_deliver_work(struct work_struct *work)
 	kfree(held);
 }
 
-/*
- * Copy a UD message off the sender's buffers and queue it for later: in
- * delay_ms, or when released (waiting).
- */
-static struct sib_held_pkt *hold_pkt(const struct sib_pkt *pkt,
-				     work_func_t fn, unsigned int delay_ms,
-				     bool waiting)
+/* A copy of a UD message, off the sender's buffers, for fn to take later. */
+static struct sib_held_pkt *hold_copy(const struct sib_pkt *pkt,
+				      work_func_t fn, bool waiting)
 {
 	struct sib_held_pkt *held;
-	unsigned long flags;
 
 	held = kmalloc(struct_size(held, data, pkt->length), GFP_ATOMIC);
 	if (!held)
@@ -579,14 +577,53 @@ static struct sib_held_pkt *hold_pkt(const struct sib_pkt *pkt,
 	held->pkt.num_sge = 1;
 	INIT_DELAYED_WORK(&held->work, fn);
 	held->waiting = waiting;
+	return held;
+}
+
+/* Queue a copy: in delay_ms, or when released (waiting). */
+static void hold_queue(struct sib_held_pkt *held, unsigned int delay_ms)
+{
+	unsigned long flags;
 
 	spin_lock_irqsave(&held_lock, flags);
 	list_add_tail(&held->link, &held_pkts);
-	if (!waiting)
+	if (!held->waiting)
 		queue_delayed_work(sib_fabric.wq, &held->work,
 				   msecs_to_jiffies(delay_ms));
 	spin_unlock_irqrestore(&held_lock, flags);
+}
+
+static struct sib_held_pkt *hold_pkt(const struct sib_pkt *pkt,
+				     work_func_t fn, unsigned int delay_ms,
+				     bool waiting)
+{
+	struct sib_held_pkt *held = hold_copy(pkt, fn, waiting);
+
+	if (held)
+		hold_queue(held, delay_ms);
 	return held;
+}
+
+/* For a switch's work (fn), as having come in to it by in_port. */
+static enum sib_delivery hold_at_switch(const struct sib_pkt *pkt,
+					work_func_t fn, struct sib_switch *sw,
+					u32 in_port, unsigned int delay_ms)
+{
+	struct sib_held_pkt *held = hold_copy(pkt, fn, false);
+
+	if (!held)
+		return SIB_DROPPED;
+	held->pkt.sw = sw->index;
+	held->pkt.sw_port = in_port;
+	hold_queue(held, delay_ms);
+	return SIB_DELIVERED;
+}
+
+/* An SMP crossing a link between switches: the next one takes it in turn. */
+void sib_fabric_smp_to_switch(const struct sib_pkt *pkt, u32 sw_index,
+			      u32 in_port)
+{
+	hold_at_switch(pkt, switch_work, &sib_fabric.sw[sw_index], in_port, 0);
 }
 
 void sib_deliver_later(const struct sib_pkt *pkt, unsigned int delay_ms)
@@ -646,12 +683,13 @@ static u8 mad_class(const struct sib_pkt *pkt)
 }
 
 /*
- * Port 0's QP1: the SM's SA and the switch's PMA at LID 1 (sm=builtin),
- * the switch's PMA alone at the LID an external SM gave it.  SA requests
+ * A switch's port 0's QP1: the SM's SA and switch 0's PMA at LID 1
+ * (sm=builtin), a switch's PMA alone at its other LIDs.  SA requests
  * wait sa_delay_ms on the fabric's queue, as a loaded SA keeps askers
  * waiting; nothing blocks meanwhile.
  */
-static enum sib_delivery deliver_to_sm(struct sib_pkt *pkt)
+static enum sib_delivery deliver_to_sm(struct sib_pkt *pkt,
+				       struct sib_switch *sw)
 {
 	unsigned int delay = 0;
 
@@ -663,79 +701,94 @@ static enum sib_delivery deliver_to_sm(struct sib_pkt *pkt)
 		if (delay && pkt->src_port)
 			sib_count(pkt->src_port, SIB_CNT_SA_DELAYED, 1);
 	}
-	return hold_pkt(pkt, sa_work, delay, false) ? SIB_DELIVERED :
-						      SIB_DROPPED;
+	return hold_at_switch(pkt, sa_work, sw, pkt->sw_port, delay);
 }
 
 /*
  * An SMP an HCA sent: directed-route ones all go to the switch at the
- * link's other end; under sm=builtin, LID-routed ones when they are for
- * its LID (under sm=external the LFT says).
+ * link's other end; under sm=builtin, LID-routed ones for a switch's LID
+ * to that switch, by the port facing the sender (under sm=external the
+ * LFTs say).  Returns that switch and port, or NULL.
  */
-static bool smp_for_switch(const struct sib_pkt *pkt)
+static struct sib_switch *smp_for_switch(const struct sib_pkt *pkt,
+					 u32 *in_port)
 {
+	struct sib_switch *to;
+
 	if (pkt->dst_qpn != 0 || !pkt->sw_port ||
 	    pkt->length < sizeof(struct ib_smp))
-		return false;
-	return mad_class(pkt) == IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE ||
-	       (!sib_sm_external && pkt->dlid == SIB_SM_LID);
+		return NULL;
+	if (mad_class(pkt) == IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE) {
+		*in_port = pkt->sw_port;
+		return &sib_fabric.sw[pkt->sw];
+	}
+	to = sib_sm_external ? NULL : sib_switch_by_lid(pkt->dlid);
+	if (to)
+		*in_port = sib_switch_port_toward(to, pkt->sw, pkt->sw_port);
+	return to;
 }
 
-/* sm=external: a packet the LFT routes to port 0, the switch's own. */
-static enum sib_delivery deliver_to_switch(struct sib_pkt *pkt)
+/* sm=external: a packet an LFT routes to port 0, the switch's own. */
+static enum sib_delivery deliver_to_switch(struct sib_pkt *pkt,
+					   struct sib_switch *sw, u32 in_port)
 {
-	if (pkt->dlid != sib_switch_lid())
+	if (pkt->dlid != sib_switch_lid(sw))
 		return dropped_on_way(pkt, SIB_CNT_DROP_UNROUTED);
 	if (pkt->dst_qpn == 0 && pkt->length >= sizeof(struct ib_smp))
-		return hold_pkt(pkt, switch_work, 0, false) ? SIB_DELIVERED :
-							      SIB_DROPPED;
+		return hold_at_switch(pkt, switch_work, sw, in_port, 0);
 	if (mad_class(pkt) == IB_MGMT_CLASS_PERF_MGMT)
-		return deliver_to_sm(pkt);
+		return deliver_to_sm(pkt, sw);
 	return SIB_DROPPED;	/* nothing else listens there */
 }
 
 /*
- * sm=external: the switch forwards by the tables the SM programmed.  A
- * packet comes in by its sender's link (sw_port; 0 when the switch sends
- * it) and leaves by the LFT's port for its DLID, or the MFT's ports for
- * its MLID; both ports must pass it.  What the LFT does not route, or
- * routes to a port whose HCA does not have the LID (in its LMC block), is
- * dropped and counted at the sender's port (drop_unrouted), as a switch
- * counts its relay errors.  An HCA reaches its own LIDs without the switch.
+ * sm=external: each switch forwards by the tables the SM programmed.  A
+ * packet comes in to its first switch by its sender's link (sw, sw_port;
+ * port 0 when the switch sends it) and leaves by the LFT's port for its
+ * DLID, or the MFT's ports for its MLID, to an HCA or to the next switch,
+ * which does the same; every port on the way must pass it.  What an LFT
+ * does not route, routes to a port whose HCA does not have the LID (in
+ * its LMC block), or routes round in a loop, is dropped and counted at
+ * the sender's port (drop_unrouted), as a switch counts its relay errors;
+ * what meets a port that is not up, likewise (drop_port_down).  An HCA
+ * reaches its own LIDs without the switch.
  */
 static enum sib_delivery forward_by_tables(struct sib_pkt *pkt, bool mcast)
 {
-	struct sib_port *from = pkt->sw_port ?
-				sib_port_by_index(pkt->sw_port - 1) : NULL;
+	struct sib_switch *sw = &sib_fabric.sw[pkt->sw], *next;
+	struct sib_port *from = sib_switch_hca(sw, pkt->sw_port);
 	bool smp = pkt->dst_qpn == 0;
-	unsigned long forward, ports;
+	u32 in = pkt->sw_port, hops;
 	struct sib_port *dport;
-	unsigned int i;
 	int out;
 
 	if (from && !mcast && sib_port_has_lid(from, pkt->dlid))
 		return sib_deliver_at(pkt, from);
-	if (pkt->sw_port && !sib_switch_port_passes(pkt->sw_port, smp, true))
+	if (in && !sib_switch_port_passes(sw, in, smp, true))
 		return dropped_on_way(pkt, SIB_CNT_DROP_PORT_DOWN);
-	if (mcast) {
-		ports = sib_switch_mcast_ports(pkt->dlid);
-		forward = 0;
-		for_each_set_bit(i, &ports, SIB_FABRIC_PORTS)
-			if (sib_switch_port_passes(i + 1, false, false))
-				forward |= BIT(i);
-		return deliver_multicast(pkt, forward);
+	if (mcast)
+		return deliver_multicast(pkt, sib_switch_mcast_reach(sw, in,
+								     pkt->dlid));
+	/* In a line no route crosses a switch twice: one that does loops. */
+	for (hops = 0; hops < sib_fabric.nswitches; hops++) {
+		out = sib_switch_route(sw, pkt->dlid);
+		if (out < 0)
+			return dropped_on_way(pkt, SIB_CNT_DROP_UNROUTED);
+		if (!out)
+			return deliver_to_switch(pkt, sw, in);
+		if (!sib_switch_port_passes(sw, out, smp, false))
+			return dropped_on_way(pkt, SIB_CNT_DROP_PORT_DOWN);
+		dport = sib_switch_hca(sw, out);
+		if (dport && sib_port_has_lid(dport, pkt->dlid))
+			return sib_deliver_at(pkt, dport);
+		next = dport ? NULL : sib_switch_peer(sw, out, &in);
+		if (!next)
+			return dropped_on_way(pkt, SIB_CNT_DROP_UNROUTED);
+		if (!sib_switch_port_passes(next, in, smp, true))
+			return dropped_on_way(pkt, SIB_CNT_DROP_PORT_DOWN);
+		sw = next;
 	}
-	out = sib_switch_route(pkt->dlid);
-	if (out < 0)
-		return dropped_on_way(pkt, SIB_CNT_DROP_UNROUTED);
-	if (!out)
-		return deliver_to_switch(pkt);
-	if (!sib_switch_port_passes(out, smp, false))
-		return dropped_on_way(pkt, SIB_CNT_DROP_PORT_DOWN);
-	dport = sib_port_by_index(out - 1);
-	if (!dport || !sib_port_has_lid(dport, pkt->dlid))
-		return dropped_on_way(pkt, SIB_CNT_DROP_UNROUTED);
-	return sib_deliver_at(pkt, dport);
+	return dropped_on_way(pkt, SIB_CNT_DROP_UNROUTED);
 }
 
 static bool is_mad(const struct sib_pkt *pkt)
@@ -848,6 +901,8 @@ static bool sib_injected_fault(struct sib_pkt *pkt)
 enum sib_delivery sib_deliver(struct sib_pkt *pkt)
 {
 	bool mcast = pkt->dlid >= SIB_MLID_BASE && pkt->dlid != 0xffff;
+	struct sib_switch *to;
+	u32 in_port;
 
 	if (pkt->src_port) {
 		sib_count(pkt->src_port, SIB_CNT_TX_PKTS, 1);
@@ -857,9 +912,9 @@ enum sib_delivery sib_deliver(struct sib_pkt *pkt)
 	}
 	if (sib_injected_fault(pkt))
 		return lost(pkt);
-	if (smp_for_switch(pkt))
-		return hold_pkt(pkt, switch_work, 0, false) ? SIB_DELIVERED :
-							      SIB_DROPPED;
+	to = smp_for_switch(pkt, &in_port);
+	if (to)
+		return hold_at_switch(pkt, switch_work, to, in_port, 0);
 	if (sib_sm_external)
 		return forward_by_tables(pkt, mcast);
 	if (mcast) {
@@ -870,17 +925,20 @@ enum sib_delivery sib_deliver(struct sib_pkt *pkt)
 		      rcu_dereference(sib_fabric.by_mlid[index]) : NULL;
 		return deliver_multicast(pkt, grp ? READ_ONCE(grp->forward) : 0);
 	}
-	if (pkt->dlid == SIB_SM_LID)
-		return deliver_to_sm(pkt);
+	to = sib_switch_by_lid(pkt->dlid);
+	if (to)
+		return deliver_to_sm(pkt, to);
 	return deliver_unicast(pkt);
 }
 
-/* Port 0 answers from its LID, QP1, in the requester's partition. */
-void sib_sm_send_mad(const struct sib_mad_src *to, const void *mad, u32 len)
+/* A switch's port 0 answers from its LID, QP1, in the requester's partition. */
+void sib_switch_send_mad(struct sib_switch *sw, const struct sib_mad_src *to,
+			 const void *mad, u32 len)
 {
 	struct ib_sge sge = { .addr = (uintptr_t)mad, .length = len };
 	struct sib_pkt pkt = {
-		.slid = sib_switch_lid(),
+		.slid = sib_switch_lid(sw),
+		.sw = sw->index,
 		.dlid = to->slid,
 		.sl = to->sl,
 		.src_qpn = 1,
@@ -900,7 +958,7 @@ void sib_sm_send_mad(const struct sib_mad_src *to, const void *mad, u32 len)
 		pkt.grh.hop_limit = 1;
 		pkt.grh.sgid.global.subnet_prefix =
 			cpu_to_be64(SIB_SUBNET_PREFIX);
-		pkt.grh.sgid.global.interface_id = cpu_to_be64(SIB_SM_GUID);
+		pkt.grh.sgid.global.interface_id = sib_switch_guid(sw);
 		pkt.grh.dgid = to->sgid;
 	}
 	local_bh_disable();
@@ -908,6 +966,12 @@ void sib_sm_send_mad(const struct sib_mad_src *to, const void *mad, u32 len)
 	sib_deliver(&pkt);
 	rcu_read_unlock();
 	local_bh_enable();
+}
+
+/* The SA's answers: from switch 0, where the built-in SM is. */
+void sib_sm_send_mad(const struct sib_mad_src *to, const void *mad, u32 len)
+{
+	sib_switch_send_mad(&sib_fabric.sw[0], to, mad, len);
 }
 
 /*

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The links between the HCA ports and the switch, under sm=external (the
+ * The links between the HCA ports and their switches, under sm=external (the
  * built-in SM brings ports up and down itself, sib_sm.c): a link is up
  * while its cable is in (the debugfs state file, the device being there)
  * and neither end is disabled.  A link that comes up leaves both ends in
@@ -17,8 +17,9 @@
  */
 bool sib_link_update_locked(struct sib_port *port, bool retrain)
 {
-	u32 sw_port = port->fabric_index + 1;
-	struct sib_sw_port *sp = &sib_fabric.sw.port[sw_port];
+	struct sib_switch *sw = sib_port_switch(port);
+	u32 sw_port = port->sw_port;
+	struct sib_sw_port *sp = &sw->port[sw_port];
 	bool can = port->plugged && !port->mgmt.disabled && !sp->disabled;
 	bool dropped = false;
 
@@ -27,12 +28,12 @@ bool sib_link_update_locked(struct sib_port *port, bool retrain)
 		return false;
 	if (port->state != IB_PORT_DOWN && (retrain || !can)) {
 		WRITE_ONCE(port->state, IB_PORT_DOWN);
-		sib_switch_port_state_locked(sw_port, IB_PORT_DOWN);
+		sib_switch_port_state_locked(sw, sw_port, IB_PORT_DOWN);
 		dropped = true;
 	}
 	if (can && port->state == IB_PORT_DOWN) {
 		WRITE_ONCE(port->state, IB_PORT_INIT);
-		sib_switch_port_state_locked(sw_port, IB_PORT_INIT);
+		sib_switch_port_state_locked(sw, sw_port, IB_PORT_INIT);
 	}
 	return dropped;
 }

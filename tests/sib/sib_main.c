@@ -24,6 +24,10 @@ unsigned int sib_group_mtu;
 module_param_named(group_mtu, sib_group_mtu, uint, 0444);
 MODULE_PARM_DESC(group_mtu, "Largest MTU of new multicast groups, bytes (256-4096); 0: the port MTU (default)");
 
+static unsigned int switches = 1;
+module_param(switches, uint, 0444);
+MODULE_PARM_DESC(switches, "Switches, in a line, each linked to the next by its top ports; the HCA ports spread along it in order, the first on the first switch and the last on the last (1-4, default 1)");
+
 static char *sm = "builtin";
 module_param(sm, charp, 0444);
 MODULE_PARM_DESC(sm, "Who manages the subnet: builtin (the default: LIDs, ports and the SA at once) or external (an SM such as OpenSM on a port)");
@@ -245,6 +249,8 @@ static int check_params(void)
 	}
 	ret = check_limit("lmc", sib_lmc, 0, SIB_MAX_LMC);
 	if (!ret)
+		ret = check_limit("switches", switches, 1, SIB_MAX_SWITCHES);
+	if (!ret)
 		ret = check_limit("max_sge", sib_max_sge, 1, SIB_MAX_SGE);
 	if (!ret)
 		ret = check_limit("max_qp_wr", sib_max_qp_wr, 1, SIB_MAX_QUEUE);
@@ -271,6 +277,7 @@ static void init_port(struct sib_dev *sdev, u32 port_num)
 	port->sdev = sdev;
 	port->port_num = port_num;
 	port->fabric_index = sib_fabric.nports++;
+	sib_switch_place(port);
 	port->guid = cpu_to_be64(be64_to_cpu(sdev->ibdev.node_guid) +
 				 port_num);
 	port->state = IB_PORT_DOWN;
@@ -408,10 +415,12 @@ static int __init sib_init(void)
 	ret = sib_exec_init();
 	if (ret)
 		goto err_wq;
-	sib_switch_init(devices * ports);
-	ret = sib_sa_init();
+	ret = sib_switch_init(devices * ports, switches);
 	if (ret)
 		goto err_exec;
+	ret = sib_sa_init();
+	if (ret)
+		goto err_switch;
 	ret = sib_debugfs_init();
 	if (ret)
 		goto err_sa;
@@ -429,10 +438,10 @@ static int __init sib_init(void)
 		if (ret)
 			goto err_devs;
 	}
-	pr_info("sib: %u HCA(s) x %u port(s), MTU %u, group MTU %u, P_Keys %s, srq=%d csum=%d lso=%d, %s SM, lmc=%u\n",
+	pr_info("sib: %u HCA(s) x %u port(s), MTU %u, group MTU %u, P_Keys %s, srq=%d csum=%d lso=%d, %s SM, lmc=%u, %u switch(es)\n",
 		devices, ports, sib_port_mtu, sib_group_mtu, pkeys,
 		sib_srq_enabled, sib_csum_enabled, sib_lso_enabled, sm,
-		sib_lmc);
+		sib_lmc, switches);
 	pr_info("sib: async=%d async_delay_us=%u async_jitter_us=%u dma=%d\n",
 		sib_async, sib_async_delay_us, sib_async_jitter_us, sib_dma);
 	pr_info("sib: limits: max_sge=%u max_qp_wr=%u max_cqe=%u max_srq_wr=%u max_inline=%u\n",
@@ -442,10 +451,12 @@ static int __init sib_init(void)
 
 err_devs:
 	destroy_all();
-	sib_switch_exit();
+	sib_fabric_drop_held();	/* they name switches */
 	sib_debugfs_exit();
 err_sa:
 	sib_sa_exit();
+err_switch:
+	sib_switch_exit();
 err_exec:
 	sib_exec_exit();
 err_wq:
@@ -460,8 +471,8 @@ static void __exit sib_exit(void)
 	destroy_all();
 	/* Regions freed after a grace period: their callbacks are ours. */
 	rcu_barrier();
-	sib_switch_exit();
 	sib_fabric_drop_held();
+	sib_switch_exit();
 	sib_debugfs_exit();
 	sib_sa_exit();
 	sib_exec_exit();

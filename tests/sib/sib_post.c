@@ -442,7 +442,8 @@ static int execute(struct sib_qp *qp, struct sib_send_wqe *wqe, u8 *rnr_timer)
 		.src_port = port,
 		.src_qp = qp,
 		.src_qpn = qp->ibqp.qp_num,
-		.sw_port = port->fabric_index + 1,
+		.sw = port->sw_index,
+		.sw_port = port->sw_port,
 		.with_imm = wqe->opcode == IB_WR_SEND_WITH_IMM ||
 			    wqe->opcode == IB_WR_RDMA_WRITE_WITH_IMM,
 		.imm = wqe->imm,

@@ -76,7 +76,7 @@ static u16 sa_class_port_info(struct sa_ctx *ctx)
 
 /*
  * PathRecord.  A path runs between two end ports: HCA ports, and the
- * switch's management port (port 0), as OpenSM lists them.  With LMC > 0
+ * switches' management ports (port 0), as OpenSM lists them.  With LMC > 0
  * there is a path for each LID of one end's block and each of the
  * other's, ranked as OpenSM does (osm_sa_path_record.c): first the pairs
  * with the same path bits at both ends (preference 0), then the rest
@@ -106,13 +106,13 @@ static void sa_end_of_port(const struct sib_port *port, struct sa_end *end)
 	end->mtu = READ_ONCE(port->active_mtu);
 }
 
-/* The switch's port 0, once it has a LID; it has no link of its own. */
-static bool sa_end_of_switch(struct sa_end *end)
+/* A switch's port 0, once it has a LID; it has no link of its own. */
+static bool sa_end_of_switch(struct sib_switch *sw, struct sa_end *end)
 {
 	end->pkeys = sw->pkeys;
 	end->gid.global.subnet_prefix = cpu_to_be64(SIB_SUBNET_PREFIX);
-	end->gid.global.interface_id = cpu_to_be64(SIB_SM_GUID);
-	end->lid = sib_switch_lid();
+	end->gid.global.interface_id = sib_switch_guid(sw);
+	end->lid = sib_switch_lid(sw);
 	end->lmc = 0;
 	end->named = 0;
 	end->mtu = ib_mtu_int_to_enum(sib_port_mtu);
@@ -121,14 +121,16 @@ static bool sa_end_of_switch(struct sa_end *end)
 
 /*
  * Under rcu_read_lock(): the index-th end port: the HCA ports by fabric
- * index, then the switch's; false past the last or for one not ACTIVE.
+ * index, then the switches'; false past the last or for one not ACTIVE.
  */
 static bool sa_end_nth(u32 index, struct sa_end *end)
 {
+	u32 s = index - SIB_FABRIC_PORTS;
 	struct sib_port *port;
 
-	if (index == SIB_FABRIC_PORTS)
-		return sa_end_of_switch(end);
+	if (index >= SIB_FABRIC_PORTS)
+		return s < sib_fabric.nswitches &&
+		       sa_end_of_switch(&sib_fabric.sw[s], end);
 	port = index < SIB_FABRIC_PORTS ? sib_port_by_index(index) : NULL;
 	if (!port || READ_ONCE(port->state) != IB_PORT_ACTIVE)
 		return false;
@@ -136,7 +138,7 @@ static bool sa_end_nth(u32 index, struct sa_end *end)
 	return true;
 }
 
-#define SA_END_PORTS	(SIB_FABRIC_PORTS + 1)
+#define SA_END_PORTS	(SIB_FABRIC_PORTS + SIB_MAX_SWITCHES)
 
 /* The end's LID with those path bits (masked to its LMC). */
 static u16 sa_end_lid(const struct sa_end *end, u32 path_bits)
@@ -394,7 +396,7 @@ static u16 sa_path_query(struct sa_ctx *ctx)
 }
 
 /*
- * PortInfoRecord (IBA 15.2.5.3): every port the SM knows, the switch's
+ * PortInfoRecord (IBA 15.2.5.3): every port the SM knows, the switches'
  * included, as its SMA shows it (M_Key zeroed: no requester is trusted).
  * The SA matches on LID, port, SM LID, port state and CapabilityMask
  * (bitwise when the attribute modifier's bit 31 says so, as saquery -s
@@ -456,8 +458,9 @@ static u16 sa_portinfo_query(struct sa_ctx *ctx)
 		.port_num = ctx->req.data[PIR_PORT_NUM],
 	};
 	struct sib_portinfo pi;
+	struct sib_switch *sw;
 	struct sib_port *port;
-	u32 i;
+	u32 i, s;
 
 	ctx->stride = PIR_SIZE;
 	if (w.comp & ~PIR_COMP_KNOWN)
@@ -472,16 +475,19 @@ static u16 sa_portinfo_query(struct sa_ctx *ctx)
 		sa_pir_add(ctx, &w, READ_ONCE(port->lid), port->port_num, &pi);
 	}
 	rcu_read_unlock();
-	for (i = 0; i <= sib_fabric.sw.nports; i++) {
-		sib_switch_portinfo(i, &pi);
-		sa_pir_add(ctx, &w, SIB_SM_LID, i, &pi);
+	for (s = 0; s < sib_fabric.nswitches; s++) {
+		sw = &sib_fabric.sw[s];
+		for (i = 0; i <= sw->nports; i++) {
+			sib_switch_portinfo(sw, i, &pi);
+			sa_pir_add(ctx, &w, sib_switch_lid(sw), i, &pi);
+		}
 	}
 	return sib_sa_found(ctx);
 }
 
 /*
  * NodeRecord (IBA 15.2.5.2): one per HCA port (its LID, the NodeInfo
- * read through it) and one for the switch, at port 0's LID.  The SA
+ * read through it) and one for each switch, at its port 0's LID.  The SA
  * matches on LID, NodeType, NodeGUID and PortGUID; a request naming any
  * other component is refused.
  */
@@ -521,6 +527,7 @@ static void sa_nr_add(struct sa_ctx *ctx, u16 lid,
 static u16 sa_node_query(struct sa_ctx *ctx)
 {
 	struct ib_node_info ni;
+	struct sib_switch *sw;
 	struct sib_port *port;
 	u32 i;
 
@@ -537,8 +544,11 @@ static u16 sa_node_query(struct sa_ctx *ctx)
 			  port->sdev->ibdev.node_desc);
 	}
 	rcu_read_unlock();
-	sib_switch_node_info(0, &ni);
-	sa_nr_add(ctx, SIB_SM_LID, &ni, SIB_SWITCH_DESC);
+	for (i = 0; i < sib_fabric.nswitches; i++) {
+		sw = &sib_fabric.sw[i];
+		sib_switch_node_info(sw, 0, &ni);
+		sa_nr_add(ctx, sib_switch_lid(sw), &ni, sib_switch_desc(sw));
+	}
 	return sib_sa_found(ctx);
 }
 

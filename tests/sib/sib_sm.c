@@ -20,17 +20,18 @@ void sib_port_event(struct sib_port *port, enum ib_event_type type)
 
 /*
  * Under sib_fabric.lock: may port take the block of 2^lmc LIDs from lid?
- * 0 if so, -EINVAL outside the SM's range or unaligned, -EADDRINUSE when
- * another port has it.  by_lid holds base LIDs only: sib_port_by_lid()
- * masks the path bits.
+ * 0 if so, -EINVAL outside the SM's range (below the switches' LIDs at
+ * its top) or unaligned, -EADDRINUSE when another port has it.  by_lid
+ * holds base LIDs only: sib_port_by_lid() masks the path bits.
  */
 int sib_sm_lid_check(const struct sib_port *port, u16 lid)
 {
+	u16 top = SIB_SWITCH_TOP_LID + 1 - sib_fabric.nswitches;
 	u16 span = sib_lmc_span(sib_lmc);
 	struct sib_port *owner;
 
 	lockdep_assert_held(&sib_fabric.lock);
-	if (lid < SIB_FIRST_LID || lid > SIB_MAX_LID + 1 - span ||
+	if (lid < SIB_FIRST_LID || lid > top + 1 - span ||
 	    sib_lid_path_bits(lid, sib_lmc))
 		return -EINVAL;
 	owner = rcu_dereference_protected(sib_fabric.by_lid[lid],
@@ -163,7 +164,8 @@ void sib_sm_remove_device(struct sib_dev *sdev)
 		WRITE_ONCE(port->state, IB_PORT_DOWN);
 		port->plugged = false;
 		if (sib_sm_external)
-			sib_switch_port_state_locked(port->fabric_index + 1,
+			sib_switch_port_state_locked(sib_port_switch(port),
+						     port->sw_port,
 						     IB_PORT_DOWN);
 		else if (port->lid)
 			RCU_INIT_POINTER(sib_fabric.by_lid[port->lid], NULL);

@@ -1,19 +1,27 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The fabric's one switch: not an ib_device, a fabric object every HCA
- * port is linked to (HCA port of fabric index N on switch port N + 1).
- * Behind its port 0 sit its subnet management agent (sib_switch_sma.c),
- * its PMA and, under sm=builtin, the SA at LID 1.
+ * The fabric's switches: not ib_devices, fabric objects in a line
+ * (switches=, default 1).  Neighbours are linked by their top ports
+ * (isl_port[]), and the HCA ports are spread along the line in fabric
+ * index order, evenly and rounded, so that the first sits on switch 0 and
+ * the last on the last switch: with one switch, HCA port of fabric index
+ * N on its port N + 1, as before; two HCA ports on three switches hang
+ * on the two end switches.  Behind each switch's port 0 sit its subnet
+ * management agent (sib_switch_sma.c), its PMA and, on switch 0 under
+ * sm=builtin, the SA at LID 1.
  *
- * The switch carries SMPs: directed-route ones hop by hop along their
- * initial and return paths (IBA 14.2.2, C14-9 and C14-13, the switch's
- * share of them), LID-routed ones to its own LID.  Here too: its ports'
- * states, the forwarding tables the data path reads (sm=external), the
- * Trap 128 it sends an external SM when a link changes, and its PMA.
+ * The switches carry SMPs: directed-route ones hop by hop along their
+ * initial and return paths (IBA 14.2.2, C14-9 and C14-13, a switch's
+ * share of them), from switch to switch over the links between them,
+ * LID-routed ones to a switch's own LID.  Here too: their ports' states,
+ * the forwarding tables the data path reads (sm=external), the Trap 128
+ * a switch sends an external SM when a link changes, and their PMAs.
  *
- * Under sm=builtin, data packets go straight to the port owning the LID,
- * and an external port's state is its HCA port's.  Under sm=external the
- * fabric forwards by the LFT and MFT the SM programmed (sib_fabric.c).
+ * Under sm=builtin, data packets go straight to the port owning the LID
+ * (the min-hop route the built-in SM shows in each switch's LFT always
+ * gets there), an HCA-facing port's state is its HCA port's and the
+ * links between switches are up.  Under sm=external the fabric forwards
+ * hop by hop by the LFTs and MFTs the SM programmed (sib_fabric.c).
  *
  * Everything but the data path's lookups runs in the fabric's ordered
  * work queue, as the SA does.
@@ -38,45 +46,175 @@
 
 static void sw_trap_work(struct work_struct *work);
 
-void sib_switch_init(u32 nports)
+static u32 sw_nhca;		/* HCA ports on the line */
+
+/* The switch the HCA port of fabric index i hangs on (see above). */
+static u32 sw_of_index(u32 i, u32 nhca, u32 nswitches)
 {
-	memset(sw, 0, sizeof(*sw));
-	sw->nports = nports;
-	INIT_WORK(&sw->trap_work, sw_trap_work);
-	sib_switch_sma_init();
+	if (nswitches == 1 || nhca == 1)
+		return 0;
+	return (i * (nswitches - 1) + (nhca - 1) / 2) / (nhca - 1);
 }
 
-/* At unload, the ports gone: no trap may still wait. */
+/*
+ * Build the line: every switch as big as the one with the most HCA
+ * ports, plus the two top ports when there is more than one.  Under
+ * sm=external the links between switches come up in INIT at both ends,
+ * as an HCA's does, for the SM to arm and activate.
+ */
+int sib_switch_init(u32 nhca, u32 nswitches)
+{
+	struct sib_switch *sws;
+	u32 i, s, most = 0;
+
+	sws = kvcalloc(nswitches, sizeof(*sws), GFP_KERNEL);
+	if (!sws)
+		return -ENOMEM;
+	for (s = 0; s < nswitches; s++)
+		sws[s].first_hca = nhca;
+	for (i = 0; i < nhca; i++) {
+		s = sw_of_index(i, nhca, nswitches);
+		sws[s].first_hca = min(sws[s].first_hca, i);
+		most = max(most, ++sws[s].nhca);
+	}
+	for (s = 0; s < nswitches; s++) {
+		struct sib_switch *sw = &sws[s];
+
+		sw->index = s;
+		sw->nports = most + (nswitches > 1 ? 2 : 0);
+		if (s > 0)
+			sw->isl_port[0] = most + 1;
+		if (s + 1 < nswitches)
+			sw->isl_port[1] = most + 2;
+		INIT_WORK(&sw->trap_work, sw_trap_work);
+		sib_switch_sma_init(sw);
+		for (i = 1; i <= sw->nports; i++)
+			sw->port[i].state = IB_PORT_DOWN;
+		for (i = 0; sib_sm_external && i < 2; i++)
+			if (sw->isl_port[i])
+				sw->port[sw->isl_port[i]].state = IB_PORT_INIT;
+	}
+	sib_fabric.sw = sws;
+	sib_fabric.nswitches = nswitches;
+	sw_nhca = nhca;
+	return 0;
+}
+
+/* At unload, the ports gone and no packet held: no trap may still wait. */
 void sib_switch_exit(void)
 {
-	cancel_work_sync(&sw->trap_work);
+	u32 s;
+
+	for (s = 0; s < sib_fabric.nswitches; s++)
+		cancel_work_sync(&sib_fabric.sw[s].trap_work);
+	kvfree(sib_fabric.sw);
+	sib_fabric.sw = NULL;
+	sib_fabric.nswitches = 0;
+}
+
+/* Where an HCA port's link goes: its switch, and that switch's port. */
+void sib_switch_place(struct sib_port *port)
+{
+	u32 s = sw_of_index(port->fabric_index, sw_nhca, sib_fabric.nswitches);
+
+	port->sw_index = s;
+	port->sw_port = port->fabric_index - sib_fabric.sw[s].first_hca + 1;
 }
 
 /* Under rcu_read_lock(): the HCA port behind an external port, if any. */
-struct sib_port *sib_switch_hca(u32 port_num)
+struct sib_port *sib_switch_hca(const struct sib_switch *sw, u32 port_num)
 {
-	if (!port_num || port_num > sw->nports)
+	if (!port_num || port_num > sw->nhca)
 		return NULL;
-	return sib_port_by_index(port_num - 1);
+	return sib_port_by_index(sw->first_hca + port_num - 1);
 }
 
-/* Port 0's LID: the built-in SM's, or what an external SM set. */
-u16 sib_switch_lid(void)
+/* The switch at the far end of a top port, and its port there; or NULL. */
+struct sib_switch *sib_switch_peer(const struct sib_switch *sw, u32 port_num,
+				   u32 *peer_port)
 {
-	return sib_sm_external ? READ_ONCE(sw->lid) : SIB_SM_LID;
+	struct sib_switch *peer;
+
+	if (!port_num)
+		return NULL;
+	if (port_num == sw->isl_port[0]) {
+		peer = &sib_fabric.sw[sw->index - 1];
+		*peer_port = peer->isl_port[1];
+		return peer;
+	}
+	if (port_num == sw->isl_port[1]) {
+		peer = &sib_fabric.sw[sw->index + 1];
+		*peer_port = peer->isl_port[0];
+		return peer;
+	}
+	return NULL;
+}
+
+/*
+ * Port 0's LID: what an external SM set, or the built-in SM's: LID 1 for
+ * switch 0 (its SM and SA), the top of its range for the others.
+ */
+u16 sib_switch_lid(const struct sib_switch *sw)
+{
+	if (sib_sm_external)
+		return READ_ONCE(sw->lid);
+	return sw->index ? SIB_SWITCH_TOP_LID + 1 - sw->index : SIB_SM_LID;
+}
+
+/* Node and port 0 GUID: switch 0's is the built-in SM's. */
+__be64 sib_switch_guid(const struct sib_switch *sw)
+{
+	return cpu_to_be64(SIB_SM_GUID + sw->index);
+}
+
+const char *sib_switch_desc(const struct sib_switch *sw)
+{
+	static const char *const desc[SIB_MAX_SWITCHES] = {
+		SIB_SWITCH_DESC, SIB_SWITCH_DESC " 1",
+		SIB_SWITCH_DESC " 2", SIB_SWITCH_DESC " 3",
+	};
+
+	return desc[sw->index];
+}
+
+/* The switch whose port 0 has that LID, if any. */
+struct sib_switch *sib_switch_by_lid(u16 lid)
+{
+	u32 s;
+
+	for (s = 0; lid && s < sib_fabric.nswitches; s++)
+		if (sib_switch_lid(&sib_fabric.sw[s]) == lid)
+			return &sib_fabric.sw[s];
+	return NULL;
+}
+
+/*
+ * The port of sw a packet reaches it by, having come in to switch
+ * from_sw by from_port: in a line, the top port facing from_sw.
+ */
+u32 sib_switch_port_toward(const struct sib_switch *sw, u32 from_sw,
+			   u32 from_port)
+{
+	if (sw->index == from_sw)
+		return from_port;
+	return sw->isl_port[sw->index > from_sw ? 0 : 1];
 }
 
 /* Under rcu_read_lock(), or with no HCA port behind the port. */
-enum ib_port_state sib_switch_port_state(u32 port_num)
+enum ib_port_state sib_switch_port_state(struct sib_switch *sw, u32 port_num)
 {
 	struct sib_port *hca;
+	u32 peer_port;
 
 	if (!port_num)
 		return IB_PORT_ACTIVE;
 	if (sib_sm_external)
 		return READ_ONCE(sw->port[port_num].state);
-	hca = sib_switch_hca(port_num);
-	return hca ? READ_ONCE(hca->state) : IB_PORT_DOWN;
+	hca = sib_switch_hca(sw, port_num);
+	if (hca)
+		return READ_ONCE(hca->state);
+	return sib_switch_peer(sw, port_num, &peer_port) ? IB_PORT_ACTIVE :
+							   IB_PORT_DOWN;
 }
 
 /*
@@ -84,7 +222,8 @@ enum ib_port_state sib_switch_port_state(u32 port_num)
  * changes; a change is noted in SwitchInfo (PortStateChange) and told to
  * the SM (Trap 128), as a switch does.
  */
-void sib_switch_port_state_locked(u32 port_num, enum ib_port_state state)
+void sib_switch_port_state_locked(struct sib_switch *sw, u32 port_num,
+				  enum ib_port_state state)
 {
 	struct sib_sw_port *sp = &sw->port[port_num];
 
@@ -99,13 +238,41 @@ void sib_switch_port_state_locked(u32 port_num, enum ib_port_state state)
 }
 
 /*
+ * Under sib_fabric.lock, sm=external: bring the link on a top port to
+ * what it can be, as sib_link_update_locked() does an HCA's: up (INIT at
+ * both ends) unless either end is disabled; with retrain, down first.
+ */
+void sib_switch_isl_update_locked(struct sib_switch *sw, u32 port_num,
+				  bool retrain)
+{
+	struct sib_switch *peer;
+	u32 pp;
+	bool can;
+
+	lockdep_assert_held(&sib_fabric.lock);
+	peer = sib_switch_peer(sw, port_num, &pp);
+	if (!peer)
+		return;
+	can = !sw->port[port_num].disabled && !peer->port[pp].disabled;
+	if (sw->port[port_num].state != IB_PORT_DOWN && (retrain || !can)) {
+		sib_switch_port_state_locked(sw, port_num, IB_PORT_DOWN);
+		sib_switch_port_state_locked(peer, pp, IB_PORT_DOWN);
+	}
+	if (can && sw->port[port_num].state == IB_PORT_DOWN) {
+		sib_switch_port_state_locked(sw, port_num, IB_PORT_INIT);
+		sib_switch_port_state_locked(peer, pp, IB_PORT_INIT);
+	}
+}
+
+/*
  * Whether an external port passes a packet: SMPs while its link is up,
  * the rest only when ACTIVE.  sm=external: an ARMED port that receives a
  * data packet from its link becomes ACTIVE (IBA 7.2: the far end is).
  */
-bool sib_switch_port_passes(u32 port_num, bool smp, bool ingress)
+bool sib_switch_port_passes(struct sib_switch *sw, u32 port_num, bool smp,
+			    bool ingress)
 {
-	enum ib_port_state state = sib_switch_port_state(port_num);
+	enum ib_port_state state = sib_switch_port_state(sw, port_num);
 	unsigned long flags;
 
 	if (state == IB_PORT_ACTIVE || (smp && state != IB_PORT_DOWN))
@@ -125,7 +292,7 @@ bool sib_switch_port_passes(u32 port_num, bool smp, bool ingress)
  * or -1: not routed (not in the table, above LinearFDBTop, or to a port
  * the switch does not have).
  */
-int sib_switch_route(u16 dlid)
+int sib_switch_route(const struct sib_switch *sw, u16 dlid)
 {
 	u8 out;
 
@@ -135,54 +302,109 @@ int sib_switch_route(u16 dlid)
 	return out <= sw->nports ? out : -1;
 }
 
-/* sm=external: the HCA ports (bits by fabric index) the MFT sends mlid to. */
-unsigned long sib_switch_mcast_ports(u16 mlid)
+/*
+ * Under rcu_read_lock(), sm=external: the HCA ports (bits by fabric
+ * index) the MFTs carry mlid to from sw, where it came in by in_port
+ * (0: the switch's own), switch after switch along the links whose ports
+ * pass it.  Never back out the port it came in by; a switch reached
+ * twice (MFTs that loop) forwards once.
+ */
+unsigned long sib_switch_mcast_reach(struct sib_switch *sw, u32 in_port,
+				     u16 mlid)
 {
-	u32 index = mlid - SIB_MLID_BASE;
+	struct sib_switch *todo[SIB_MAX_SWITCHES], *peer;
+	u32 todo_in[SIB_MAX_SWITCHES], index = mlid - SIB_MLID_BASE;
+	unsigned long forward = 0, seen = BIT(sw->index), ports;
+	u32 n = 0, p, pp;
+	struct sib_port *hca;
 
 	if (mlid < SIB_MLID_BASE || index >= SIB_MAX_MLIDS)
 		return 0;
-	/* Bit 0 is port 0, the switch's own: no QP there takes multicast. */
-	return (READ_ONCE(sw->mft[index]) >> 1) & GENMASK(sw->nports - 1, 0);
+	todo[n] = sw;
+	todo_in[n++] = in_port;
+	while (n) {
+		sw = todo[--n];
+		in_port = todo_in[n];
+		/* Bit 0 is port 0, the switch's own: no QP there takes it. */
+		ports = READ_ONCE(sw->mft[index]) & GENMASK(sw->nports, 1);
+		for_each_set_bit(p, &ports, sw->nports + 1) {
+			if (p == in_port ||
+			    !sib_switch_port_passes(sw, p, false, false))
+				continue;
+			hca = sib_switch_hca(sw, p);
+			if (hca) {
+				forward |= BIT(hca->fabric_index);
+				continue;
+			}
+			peer = sib_switch_peer(sw, p, &pp);
+			if (!peer || (seen & BIT(peer->index)) ||
+			    !sib_switch_port_passes(peer, pp, false, true))
+				continue;
+			seen |= BIT(peer->index);
+			todo[n] = peer;
+			todo_in[n++] = pp;
+		}
+	}
+	return forward;
 }
 
 /*
  * Under rcu_read_lock(), sm=external: the HCA port that owns lid (one of
- * its LMC block), where the LFT leads; NULL when none does.
+ * its LMC block), where the LFTs lead from switch 0; NULL when none does.
  */
 struct sib_port *sib_switch_lid_owner(u16 lid)
 {
-	int out = sib_switch_route(lid);
+	struct sib_switch *sw = &sib_fabric.sw[0];
 	struct sib_port *port;
+	u32 hops, pp;
+	int out;
 
-	if (out <= 0)
-		return NULL;
-	port = sib_switch_hca(out);
-	return port && sib_port_has_lid(port, lid) ? port : NULL;
+	for (hops = 0; sw && hops < sib_fabric.nswitches; hops++) {
+		out = sib_switch_route(sw, lid);
+		if (out <= 0)
+			return NULL;
+		port = sib_switch_hca(sw, out);
+		if (port)
+			return sib_port_has_lid(port, lid) ? port : NULL;
+		sw = sib_switch_peer(sw, out, &pp);
+	}
+	return NULL;
 }
 
-/* Put an SMP on a link (out_port) or, LID-routed, to its LID. */
-static void sw_send_smp(struct ib_smp *smp, u32 out_port, u16 dlid)
+/*
+ * Put an SMP on a link (out_port: to an HCA, or to the next switch, which
+ * takes it in its turn) or, LID-routed, to its LID.
+ */
+static void sw_send_smp(struct sib_switch *sw, struct ib_smp *smp,
+			u32 out_port, u16 dlid)
 {
 	struct ib_sge sge = { .addr = (uintptr_t)smp, .length = sizeof(*smp) };
 	struct sib_pkt pkt = {
-		.slid = out_port ? SW_LID_PERMISSIVE : sib_switch_lid(),
+		.slid = out_port ? SW_LID_PERMISSIVE : sib_switch_lid(sw),
 		.dlid = out_port ? SW_LID_PERMISSIVE : dlid,
 		.pkey = IB_DEFAULT_PKEY_FULL,
 		.length = sizeof(*smp),
 		.num_sge = 1,
 		.sg = &sge,
+		.sw = sw->index,
 	};
+	struct sib_switch *peer;
 	struct sib_port *dport;
+	u32 pp;
 
 	local_bh_disable();
 	rcu_read_lock();
-	if (out_port) {
-		dport = sib_switch_hca(out_port);
-		if (dport && sib_switch_port_passes(out_port, true, false))
+	if (out_port && sib_switch_port_passes(sw, out_port, true, false)) {
+		dport = sib_switch_hca(sw, out_port);
+		peer = sib_switch_peer(sw, out_port, &pp);
+		if (dport)
 			sib_deliver_at(&pkt, dport);
+		else if (peer && sib_switch_port_passes(peer, pp, true, true))
+			sib_fabric_smp_to_switch(&pkt, peer->index, pp);
+	} else if (out_port) {
+		/* its link is down: the SMP is lost */
 	} else if (sib_sm_external) {
-		sib_deliver(&pkt);	/* by the LFT, from port 0 */
+		sib_deliver(&pkt);	/* by the LFTs, from port 0 */
 	} else {
 		dport = sib_port_by_lid(dlid);
 		if (dport)
@@ -198,6 +420,8 @@ static void sw_send_smp(struct ib_smp *smp, u32 out_port, u16 dlid)
  */
 static void sw_trap_work(struct work_struct *work)
 {
+	struct sib_switch *sw = container_of(work, struct sib_switch,
+					     trap_work);
 	u16 lid = READ_ONCE(sw->lid), sm_lid = READ_ONCE(sw->sm_lid);
 	static atomic_t trap_tid = ATOMIC_INIT(0);
 	struct ib_smp *smp;
@@ -221,18 +445,18 @@ static void sw_trap_work(struct work_struct *work)
 	put_unaligned_be16(NTC_LINK_STATE_CHANGED, ntc + NTC_TRAP_NUM);
 	put_unaligned_be16(lid, ntc + NTC_ISSUER_LID);
 	put_unaligned_be16(lid, ntc + NTC_DETAILS);
-	sw_send_smp(smp, 0, sm_lid);
+	sw_send_smp(sw, smp, 0, sm_lid);
 	kfree(smp);
 }
 
 /* Answer an SMP for the switch; false when none is due (not a request). */
-static bool sw_answer(const struct ib_smp *in, struct ib_smp *out,
-		      u32 in_port)
+static bool sw_answer(struct sib_switch *sw, const struct ib_smp *in,
+		      struct ib_smp *out, u32 in_port)
 {
 	if (sib_mad_for_agents(in->method))
 		return false;	/* no SM here takes traps or answers */
 	sib_smp_begin(in, out);
-	sib_smp_end(out, sib_switch_sma(in, out, in_port));
+	sib_smp_end(out, sib_switch_sma(sw, in, out, in_port));
 	atomic_inc(&sw->sm_act_count);
 	return true;
 }
@@ -244,7 +468,7 @@ static bool sw_answer(const struct ib_smp *in, struct ib_smp *out,
  * along the return path.  Only fully directed routes (permissive DrSLID
  * and DrDLID) are carried; what is not valid is dropped, as C14 says.
  */
-static void sw_dr(struct ib_smp *smp, u32 in_port)
+static void sw_dr(struct sib_switch *sw, struct ib_smp *smp, u32 in_port)
 {
 	u8 hop_cnt = smp->hop_cnt, hop_ptr = smp->hop_ptr;
 	struct ib_smp *answer;
@@ -258,7 +482,7 @@ static void sw_dr(struct ib_smp *smp, u32 in_port)
 		if (hop_ptr < 2 || hop_ptr > hop_cnt)
 			return;	/* hop 1 would be for our SM: it sent none */
 		smp->hop_ptr = --hop_ptr;
-		sw_send_smp(smp, smp->return_path[hop_ptr], 0);
+		sw_send_smp(sw, smp, smp->return_path[hop_ptr], 0);
 		return;
 	}
 	if (!hop_ptr || hop_ptr > hop_cnt)
@@ -266,23 +490,24 @@ static void sw_dr(struct ib_smp *smp, u32 in_port)
 	smp->return_path[hop_ptr] = in_port;
 	smp->hop_ptr = ++hop_ptr;
 	if (hop_ptr <= hop_cnt) {
-		sw_send_smp(smp, smp->initial_path[hop_ptr], 0);
+		sw_send_smp(sw, smp, smp->initial_path[hop_ptr], 0);
 		return;
 	}
 	/* The switch is the destination: answer back the way it came. */
 	answer = kmalloc(sizeof(*answer), GFP_KERNEL);
 	if (!answer)
 		return;		/* the requester times out and retries */
-	if (sw_answer(smp, answer, in_port)) {
+	if (sw_answer(sw, smp, answer, in_port)) {
 		out_port = answer->return_path[hop_cnt];
 		answer->hop_ptr = hop_cnt;
-		sw_send_smp(answer, out_port, 0);
+		sw_send_smp(sw, answer, out_port, 0);
 	}
 	kfree(answer);
 }
 
-/* An SMP reached the switch: from the HCA port on in_port, from slid. */
-void sib_switch_smp(struct ib_smp *smp, u32 len, u32 in_port, u16 slid)
+/* An SMP reached the switch: by its port in_port, from slid. */
+void sib_switch_smp(struct sib_switch *sw, struct ib_smp *smp, u32 len,
+		    u32 in_port, u16 slid)
 {
 	struct ib_smp *answer;
 
@@ -290,7 +515,7 @@ void sib_switch_smp(struct ib_smp *smp, u32 len, u32 in_port, u16 slid)
 	    smp->base_version != IB_MGMT_BASE_VERSION)
 		return;
 	if (smp->mgmt_class == IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE) {
-		sw_dr(smp, in_port);
+		sw_dr(sw, smp, in_port);
 		return;
 	}
 	if (smp->mgmt_class != IB_MGMT_CLASS_SUBN_LID_ROUTED)
@@ -298,15 +523,15 @@ void sib_switch_smp(struct ib_smp *smp, u32 len, u32 in_port, u16 slid)
 	answer = kmalloc(sizeof(*answer), GFP_KERNEL);
 	if (!answer)
 		return;
-	if (sw_answer(smp, answer, in_port))
-		sw_send_smp(answer, 0, slid);
+	if (sw_answer(sw, smp, answer, in_port))
+		sw_send_smp(sw, answer, 0, slid);
 	kfree(answer);
 }
 
 /*
- * The PMA: an external port's counters are its link's, seen from the
- * switch's end (what the HCA sent, the switch received); port 0 has no
- * link.  Resets are the switch's own.
+ * The PMA: an HCA-facing port's counters are its link's, seen from the
+ * switch's end (what the HCA sent, the switch received); port 0 and the
+ * top ports count nothing.  Resets are the switch's own.
  */
 static const enum sib_pma_field sw_mirror[SIB_PMA_NR_FIELDS] = {
 	[SIB_PMA_XMIT_OCTETS] = SIB_PMA_RCV_OCTETS,
@@ -322,7 +547,8 @@ static const enum sib_pma_field sw_mirror[SIB_PMA_NR_FIELDS] = {
 	[SIB_PMA_VL15_DROPPED] = SIB_PMA_NR_FIELDS,
 };
 
-static u64 sw_pma_raw(u32 port_num, enum sib_pma_field f)
+static u64 sw_pma_raw(struct sib_switch *sw, u32 port_num,
+		      enum sib_pma_field f)
 {
 	struct sib_port *hca;
 	u64 raw = 0;
@@ -330,7 +556,7 @@ static u64 sw_pma_raw(u32 port_num, enum sib_pma_field f)
 	if (sw_mirror[f] == SIB_PMA_NR_FIELDS)
 		return 0;
 	rcu_read_lock();
-	hca = sib_switch_hca(port_num);
+	hca = sib_switch_hca(sw, port_num);
 	if (hca)
 		raw = sib_pma_raw(hca, sw_mirror[f]);
 	rcu_read_unlock();
@@ -339,23 +565,29 @@ static u64 sw_pma_raw(u32 port_num, enum sib_pma_field f)
 
 static u64 sw_pma_value(void *ctx, u32 port_num, enum sib_pma_field f)
 {
-	return sib_pma_since(sw_pma_raw(port_num, f),
+	struct sib_switch *sw = ctx;
+
+	return sib_pma_since(sw_pma_raw(sw, port_num, f),
 			     READ_ONCE(sw->pma_base[port_num][f]));
 }
 
 static void sw_pma_reset(void *ctx, u32 port_num, enum sib_pma_field f)
 {
-	WRITE_ONCE(sw->pma_base[port_num][f], sw_pma_raw(port_num, f));
+	struct sib_switch *sw = ctx;
+
+	WRITE_ONCE(sw->pma_base[port_num][f], sw_pma_raw(sw, port_num, f));
 }
 
 /* A performance management MAD reached the switch's QP1. */
-void sib_switch_pma(const struct sib_mad_src *src, const void *mad, u32 len)
+void sib_switch_pma(struct sib_switch *sw, const struct sib_mad_src *src,
+		    const void *mad, u32 len)
 {
 	const struct sib_pma_node node = {
 		.first = 0,
 		.last = sw->nports,
 		.value = sw_pma_value,
 		.reset = sw_pma_reset,
+		.ctx = sw,
 	};
 	const struct ib_mad_hdr *hdr = mad;
 	struct ib_mad *in, *out;
@@ -366,7 +598,7 @@ void sib_switch_pma(const struct sib_mad_src *src, const void *mad, u32 len)
 	out = kzalloc(sizeof(*out), GFP_KERNEL);
 	if (in && out) {
 		if (sib_pma_answer(&node, in, out) & IB_MAD_RESULT_REPLY)
-			sib_sm_send_mad(src, out, sizeof(*out));
+			sib_switch_send_mad(sw, src, out, sizeof(*out));
 	}
 	kfree(in);
 	kfree(out);

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The switch's subnet management agent (IBA 14.2.5): NodeInfo,
+ * A switch's subnet management agent (IBA 14.2.5): NodeInfo,
  * NodeDescription, SwitchInfo, PortInfo of every port, P_KeyTable of port
  * 0, SLtoVLMappingTable, VLArbitrationTable, LinearForwardingTable,
- * MulticastForwardingTable and, under sm=builtin, SMInfo.
+ * MulticastForwardingTable and, on switch 0 under sm=builtin, SMInfo.
  *
- * Under sm=builtin it shows what the built-in SM decided (the LFT each
- * port's LID, the MFT the SA's forwarding masks) and takes no Set.  Under
+ * Under sm=builtin it shows what the built-in SM decided (the LFT the
+ * min-hop way to each port's and switch's LID along the line, the MFT the
+ * SA's groups: the ports towards every member) and takes no Set.  Under
  * sm=external it takes the Sets an SM sweeps with: port 0's LID, SM LID
  * and P_Keys; each external port's logical state, MTU and VLs; the
  * SwitchInfo fields an SM writes; the LFT and MFT the data path then
@@ -57,7 +58,7 @@
 #define SW_MFT_BLOCK		GENMASK(8, 0)
 
 /* Power-on values: what an external SM finds before it sets anything. */
-void sib_switch_sma_init(void)
+void sib_switch_sma_init(struct sib_switch *sw)
 {
 	u32 p;
 
@@ -80,6 +81,7 @@ void sib_switch_sma_init(void)
 }
 
 struct sw_req {
+	struct sib_switch *sw;
 	const struct ib_smp *in;
 	struct ib_smp *out;
 	u32 in_port;			/* the port the SMP came in on */
@@ -87,16 +89,17 @@ struct sw_req {
 };
 
 /* NodeInfo, the SMP having come in on local_port. */
-void sib_switch_node_info(u8 local_port, struct ib_node_info *ni)
+void sib_switch_node_info(struct sib_switch *sw, u8 local_port,
+			  struct ib_node_info *ni)
 {
 	memset(ni, 0, sizeof(*ni));
 	ni->base_version = IB_MGMT_BASE_VERSION;
 	ni->class_version = SW_CLASS_VERSION;
 	ni->node_type = RDMA_NODE_IB_SWITCH;
 	ni->num_ports = sw->nports;
-	ni->sys_guid = cpu_to_be64(SIB_SM_GUID);
-	ni->node_guid = cpu_to_be64(SIB_SM_GUID);
-	ni->port_guid = cpu_to_be64(SIB_SM_GUID);	/* port 0's */
+	ni->sys_guid = sib_switch_guid(sw);
+	ni->node_guid = sib_switch_guid(sw);
+	ni->port_guid = sib_switch_guid(sw);	/* port 0's */
 	ni->partition_cap = cpu_to_be16(SIB_PKEY_TABLE_LEN);
 	ni->device_id = cpu_to_be16(SW_DEVICE_ID);
 	ni->revision = cpu_to_be32(1);
@@ -109,7 +112,8 @@ static u16 sw_node_info(struct sw_req *r)
 {
 	if (r->set)
 		return STATUS_UNSUPPORTED;	/* read-only */
-	sib_switch_node_info(r->in_port, (struct ib_node_info *)r->out->data);
+	sib_switch_node_info(r->sw, r->in_port,
+			     (struct ib_node_info *)r->out->data);
 	return 0;
 }
 
@@ -117,7 +121,7 @@ static u16 sw_node_desc(struct sw_req *r)
 {
 	if (r->set)
 		return STATUS_UNSUPPORTED;
-	strscpy(r->out->data, SIB_SWITCH_DESC, sizeof(r->out->data));
+	strscpy(r->out->data, sib_switch_desc(r->sw), sizeof(r->out->data));
 	return 0;
 }
 
@@ -125,15 +129,18 @@ static u16 sw_node_desc(struct sw_req *r)
 static u16 sw_builtin_lft_top(void)
 {
 	u16 lid, top = SIB_SM_LID;
+	u32 s;
 
 	for (lid = SIB_FIRST_LID; lid <= SIB_MAX_LID; lid++)
 		if (sib_port_by_lid(lid))
 			top = lid;
+	for (s = 0; s < sib_fabric.nswitches; s++)
+		top = max(top, sib_switch_lid(&sib_fabric.sw[s]));
 	return top;
 }
 
 /* Under sib_fabric.lock and rcu_read_lock(). */
-static void sw_switch_info_get(u8 *p)
+static void sw_switch_info_get(struct sib_switch *sw, u8 *p)
 {
 	bool ext = sib_sm_external;
 
@@ -158,6 +165,7 @@ static u16 sw_switch_info(struct sw_req *r)
 {
 	const u8 *in = r->in->data;
 	u16 top = get_unaligned_be16(in + SWI_LFT_TOP);
+	struct sib_switch *sw = r->sw;
 	unsigned long flags;
 	u16 status = 0;
 
@@ -174,18 +182,18 @@ static u16 sw_switch_info(struct sw_req *r)
 		if (in[SWI_LIFE_STATE] & SWI_STATE_CHANGE)
 			sw->state_change = false;
 	}
-	sw_switch_info_get(r->out->data);
+	sw_switch_info_get(sw, r->out->data);
 	spin_unlock_irqrestore(&sib_fabric.lock, flags);
 	rcu_read_unlock();
 	return status;
 }
 
 /* Under sib_fabric.lock and rcu_read_lock(): port 0 or an external port. */
-static void sw_port_info_get(u32 port_num, u8 local_port,
-			     struct sib_portinfo *pi)
+static void sw_port_info_get(struct sib_switch *sw, u32 port_num,
+			     u8 local_port, struct sib_portinfo *pi)
 {
 	const struct sib_sw_port *sp = &sw->port[port_num];
-	struct sib_port *hca = sib_switch_hca(port_num);
+	struct sib_port *hca = sib_switch_hca(sw, port_num);
 	bool ext = sib_sm_external;
 	bool disabled;
 
@@ -205,11 +213,11 @@ static void sw_port_info_get(u32 port_num, u8 local_port,
 	 * takes the smaller MTUCap of a link's ends gives the HCA that one.
 	 */
 	pi->mtu_cap = ib_mtu_int_to_enum(sib_port_mtu);
-	pi->state = sib_switch_port_state(port_num);
+	pi->state = sib_switch_port_state(sw, port_num);
 	if (!port_num) {
 		/* The management port: LID, SM and capabilities live here. */
 		pi->gid_prefix = SIB_SUBNET_PREFIX;
-		pi->lid = sib_switch_lid();
+		pi->lid = sib_switch_lid(sw);
 		pi->sm_lid = ext ? sw->sm_lid : SIB_SM_LID;
 		pi->sm_sl = sw->sm_sl;
 		pi->mkey = sw->mkey;
@@ -217,7 +225,7 @@ static void sw_port_info_get(u32 port_num, u8 local_port,
 		pi->mkey_protect = sw->mkey_protect;
 		pi->cap_mask = IB_PORT_EXTENDED_SPEEDS_SUP |
 			       IB_PORT_SYS_IMAGE_GUID_SUP;
-		if (!ext)
+		if (!ext && !sw->index)
 			pi->cap_mask |= IB_PORT_SM;
 		pi->guid_cap = 1;
 		pi->subnet_timeout = sw->subnet_timeout;
@@ -260,19 +268,21 @@ static void sw_port_info_get(u32 port_num, u8 local_port,
 }
 
 /* PortInfo as the SM on port 0 reads it: for the SA. */
-void sib_switch_portinfo(u32 port_num, struct sib_portinfo *pi)
+void sib_switch_portinfo(struct sib_switch *sw, u32 port_num,
+			 struct sib_portinfo *pi)
 {
 	unsigned long flags;
 
 	rcu_read_lock();
 	spin_lock_irqsave(&sib_fabric.lock, flags);
-	sw_port_info_get(port_num, 0, pi);
+	sw_port_info_get(sw, port_num, 0, pi);
 	spin_unlock_irqrestore(&sib_fabric.lock, flags);
 	rcu_read_unlock();
 }
 
 /* Under sib_fabric.lock: port 0's LID, SM and M_Key, as an SM sets them. */
-static bool sw_port0_set(const struct sib_portinfo *req)
+static bool sw_port0_set(struct sib_switch *sw,
+			 const struct sib_portinfo *req)
 {
 	lockdep_assert_held(&sib_fabric.lock);
 	if (!req->lid || req->lid > SIB_LID_UCAST_TOP || req->lmc ||
@@ -294,12 +304,13 @@ static bool sw_port0_set(const struct sib_portinfo *req)
  * if the Set is not valid (nothing changes); *hca_down when the HCA's end
  * of the link went down with it.
  */
-static bool sw_port_set(u32 port_num, const struct sib_portinfo *req,
-			bool *hca_down)
+static bool sw_port_set(struct sib_switch *sw, u32 port_num,
+			const struct sib_portinfo *req, bool *hca_down)
 {
 	struct sib_sw_port *sp = &sw->port[port_num];
-	struct sib_port *hca = sib_switch_hca(port_num);
-	bool retrain;
+	struct sib_port *hca = sib_switch_hca(sw, port_num);
+	bool retrain, relink;
+	u32 peer_port;
 
 	lockdep_assert_held(&sib_fabric.lock);
 	if (!sib_portinfo_link_valid(req, sp->state,
@@ -329,11 +340,14 @@ static bool sw_port_set(u32 port_num, const struct sib_portinfo *req,
 	    req->phys_state == SIB_PI_PHYS_POLLING)
 		sp->disabled = req->phys_state == SIB_PI_PHYS_DISABLED;
 	retrain = req->phys_state != SIB_PI_PHYS_DISABLED;
-	if (hca && (req->phys_state != SIB_PI_PHYS_NOP ||
-		    (req->state == IB_PORT_DOWN && !sp->disabled)))
+	relink = req->phys_state != SIB_PI_PHYS_NOP ||
+		 (req->state == IB_PORT_DOWN && !sp->disabled);
+	if (hca && relink)
 		*hca_down = sib_link_update_locked(hca, retrain);
+	else if (!hca && relink && sib_switch_peer(sw, port_num, &peer_port))
+		sib_switch_isl_update_locked(sw, port_num, retrain);
 	else if (!hca && sp->disabled)
-		sib_switch_port_state_locked(port_num, IB_PORT_DOWN);
+		sib_switch_port_state_locked(sw, port_num, IB_PORT_DOWN);
 	if (req->state == IB_PORT_ARMED || req->state == IB_PORT_ACTIVE)
 		WRITE_ONCE(sp->state, req->state);
 	return true;
@@ -341,6 +355,7 @@ static bool sw_port_set(u32 port_num, const struct sib_portinfo *req,
 
 static u16 sw_port_info(struct sw_req *r)
 {
+	struct sib_switch *sw = r->sw;
 	u32 mod = be32_to_cpu(r->in->attr_mod);
 	u32 port_num = FIELD_GET(SW_PI_PORT, mod);
 	struct sib_port *hca = NULL;
@@ -357,14 +372,14 @@ static u16 sw_port_info(struct sw_req *r)
 		sib_portinfo_decode(r->in->data, &pi);
 		if (!(mod & SW_PI_SM_EXT_SPEEDS))
 			pi.speed_ext_enabled = 0;
-		if (port_num ? !sw_port_set(port_num, &pi, &hca_down) :
-			       !sw_port0_set(&pi))
+		if (port_num ? !sw_port_set(sw, port_num, &pi, &hca_down) :
+			       !sw_port0_set(sw, &pi))
 			status = STATUS_INVALID;
 	}
-	sw_port_info_get(port_num, r->in_port, &pi);
+	sw_port_info_get(sw, port_num, r->in_port, &pi);
 	spin_unlock_irqrestore(&sib_fabric.lock, flags);
 	if (hca_down) {
-		hca = sib_switch_hca(port_num);
+		hca = sib_switch_hca(sw, port_num);
 		if (hca)
 			sib_link_lost(hca);
 	}
@@ -378,6 +393,7 @@ static u16 sw_pkey_table(struct sw_req *r)
 {
 	const __be16 *in = (const __be16 *)r->in->data;
 	__be16 *out = (__be16 *)r->out->data;
+	struct sib_switch *sw = r->sw;
 	unsigned long flags;
 	int i;
 
@@ -398,6 +414,7 @@ static u16 sw_sl2vl(struct sw_req *r)
 	u32 mod = be32_to_cpu(r->in->attr_mod);
 	u32 in_port = FIELD_GET(SW_SL2VL_IN, mod);
 	u32 out_port = FIELD_GET(SW_SL2VL_OUT, mod);
+	struct sib_switch *sw = r->sw;
 	unsigned long flags;
 	u8 *table;
 	int i;
@@ -426,6 +443,7 @@ static u16 sw_vlarb(struct sw_req *r)
 	u32 mod = be32_to_cpu(r->in->attr_mod);
 	u32 block = FIELD_GET(SW_VLARB_BLOCK, mod);
 	u32 port_num = FIELD_GET(SW_VLARB_PORT, mod);
+	struct sib_switch *sw = r->sw;
 	unsigned long flags;
 	u8 *table;
 	int i;
@@ -445,15 +463,29 @@ static u16 sw_vlarb(struct sw_req *r)
 	return 0;
 }
 
-/* Under rcu_read_lock(): one LFT entry as the built-in SM routes it. */
-static u8 sw_builtin_lft(u32 lid)
+/*
+ * Under rcu_read_lock(): one LFT entry as the built-in SM routes it: the
+ * port itself on this switch, else the top port towards its switch.
+ */
+static u8 sw_builtin_lft(const struct sib_switch *sw, u16 lid)
 {
+	struct sib_switch *to = sib_switch_by_lid(lid);
 	struct sib_port *port;
+	u32 dst, out;
 
-	if (lid == SIB_SM_LID)
-		return 0;
-	port = lid >= SIB_FIRST_LID ? sib_port_by_lid(lid) : NULL;
-	return port ? port->fabric_index + 1 : SW_NO_PORT;
+	if (to) {
+		dst = to->index;
+		out = 0;
+	} else {
+		port = lid >= SIB_FIRST_LID ? sib_port_by_lid(lid) : NULL;
+		if (!port)
+			return SW_NO_PORT;
+		dst = port->sw_index;
+		out = port->sw_port;
+	}
+	if (dst == sw->index)
+		return out;
+	return sw->isl_port[dst > sw->index];
 }
 
 /* LinearForwardingTable (IBA 14.2.5.10): 64 LIDs a block, a port each. */
@@ -461,6 +493,7 @@ static u16 sw_lft(struct sw_req *r)
 {
 	u32 block = be32_to_cpu(r->in->attr_mod);
 	u32 cap = sib_sm_external ? SIB_SW_LFT_CAP : SIB_MAX_LID + 1;
+	struct sib_switch *sw = r->sw;
 	u8 *entries = sw->lft + block * SIB_LFT_BLOCK;
 	unsigned long flags;
 	u32 i;
@@ -470,7 +503,7 @@ static u16 sw_lft(struct sw_req *r)
 	if (!sib_sm_external) {
 		rcu_read_lock();
 		for (i = 0; i < SIB_LFT_BLOCK; i++)
-			r->out->data[i] = sw_builtin_lft(block * SIB_LFT_BLOCK + i);
+			r->out->data[i] = sw_builtin_lft(sw, block * SIB_LFT_BLOCK + i);
 		rcu_read_unlock();
 		return 0;
 	}
@@ -482,17 +515,25 @@ static u16 sw_lft(struct sw_req *r)
 	return 0;
 }
 
-/* One MLID's ports as the built-in SA forwards it, by switch port. */
-static u32 sw_builtin_mft(u16 mlid)
+/*
+ * One MLID's ports as the built-in SA forwards it, by switch port: its
+ * members' here, and the top port towards every other switch where one
+ * hangs.
+ */
+static u32 sw_builtin_mft(const struct sib_switch *sw, u16 mlid)
 {
 	struct sib_port *hca;
-	u32 mask = 0, p;
+	u32 mask = 0, i;
 
 	rcu_read_lock();
-	for (p = 1; p <= sw->nports; p++) {
-		hca = sib_switch_hca(p);
-		if (hca && sib_mft_has(mlid, hca))
-			mask |= BIT(p);
+	for (i = 0; i < SIB_FABRIC_PORTS; i++) {
+		hca = sib_port_by_index(i);
+		if (!hca || !sib_mft_has(mlid, hca))
+			continue;
+		if (hca->sw_index == sw->index)
+			mask |= BIT(hca->sw_port);
+		else
+			mask |= BIT(sw->isl_port[hca->sw_index > sw->index]);
 	}
 	rcu_read_unlock();
 	return mask;
@@ -509,6 +550,7 @@ static u16 sw_mft(struct sw_req *r)
 	u32 position = FIELD_GET(SW_MFT_POSITION, mod);
 	u32 block = FIELD_GET(SW_MFT_BLOCK, mod);
 	u32 shift = position * SW_MFT_PORTS;
+	struct sib_switch *sw = r->sw;
 	u32 ports = GENMASK(sw->nports, 0);
 	const __be16 *in = (const __be16 *)r->in->data;
 	__be16 *masks = (__be16 *)r->out->data;
@@ -531,29 +573,36 @@ static u16 sw_mft(struct sw_req *r)
 	}
 	spin_unlock_irqrestore(&sib_fabric.lock, flags);
 	for (i = 0; !sib_sm_external && i < SIB_MFT_BLOCK; i++) {
-		mask = sw_builtin_mft(SIB_MLID_BASE + block * SIB_MFT_BLOCK + i);
+		mask = sw_builtin_mft(sw, SIB_MLID_BASE +
+					  block * SIB_MFT_BLOCK + i);
 		masks[i] = cpu_to_be16(mask >> shift);
 	}
 	return 0;
 }
 
-/* SMInfo: the built-in SM, master of the subnet; none under an external one. */
+/*
+ * SMInfo: the built-in SM, master of the subnet, behind switch 0; none
+ * elsewhere, nor under an external SM.
+ */
 static u16 sw_sm_info(struct sw_req *r)
 {
 	u8 *p = r->out->data;
 
-	if (r->set || sib_sm_external)
+	if (r->set || sib_sm_external || r->sw->index)
 		return STATUS_UNSUPPORTED;
 	put_unaligned_be64(SIB_SM_GUID, p + SMI_GUID);
-	put_unaligned_be32(atomic_read(&sw->sm_act_count), p + SMI_ACT_COUNT);
+	put_unaligned_be32(atomic_read(&r->sw->sm_act_count),
+			   p + SMI_ACT_COUNT);
 	p[SMI_PRIO_STATE] = SW_SM_PRIORITY << 4 | SW_SM_MASTER;
 	return 0;
 }
 
 /* The status of the answer to an SMP for the switch; out holds the rest. */
-u16 sib_switch_sma(const struct ib_smp *in, struct ib_smp *out, u32 in_port)
+u16 sib_switch_sma(struct sib_switch *sw, const struct ib_smp *in,
+		   struct ib_smp *out, u32 in_port)
 {
 	struct sw_req r = {
+		.sw = sw,
 		.in = in,
 		.out = out,
 		.in_port = in_port,
