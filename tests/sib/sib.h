@@ -121,6 +121,7 @@ enum sib_counter {
 	SIB_CNT_DROP_RANDOM,		/* part of drop_injected too */
 	SIB_CNT_LOSS_BURSTS,
 	SIB_CNT_WR_FLUSHED,		/* WQEs of its QPs completed flushed */
+	SIB_CNT_DROP_BAD_DGID,		/* a GRH's DGID not in its GID table */
 	SIB_NR_COUNTERS
 };
 

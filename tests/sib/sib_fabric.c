@@ -424,6 +424,9 @@ enum sib_delivery sib_deliver_at(struct sib_pkt *pkt, struct sib_port *dport)
 	sib_link_count(dport, pkt, wire_len(pkt), false, false);
 	if (sib_port_path_bits(dport, pkt->dlid))
 		sib_count(dport, SIB_CNT_RX_PATH_BITS, 1);
+	/* A GRH names the port too: its DGID must be one of the port's GIDs. */
+	if (pkt->has_grh && sib_port_gid_index(dport, &pkt->grh.dgid) < 0)
+		return dropped(pkt, dport, SIB_CNT_DROP_BAD_DGID);
 	qp = find_qp(dport, pkt->dst_qpn);
 	if (!qp || !transport_ok(qp, pkt))
 		res = dropped(pkt, dport, SIB_CNT_DROP_NO_QP);
