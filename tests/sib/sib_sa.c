@@ -85,8 +85,9 @@ static u16 sa_class_port_info(struct sa_ctx *ctx)
  * them.
  */
 struct sa_end {
+	const struct sib_port *port;	/* NULL: the switch's port 0 */
 	const u16 *pkeys;		/* its P_KeyTable */
-	union ib_gid gid;
+	union ib_gid gid;		/* its GID 0, or the one a request named */
 	u16 lid;			/* its base LID */
 	u8 lmc;
 	u16 named;			/* the LID the request names, or 0 */
@@ -98,6 +99,7 @@ struct sa_end {
 
 static void sa_end_of_port(const struct sib_port *port, struct sa_end *end)
 {
+	end->port = port;
 	end->pkeys = port->pkeys;
 	end->gid = sib_port_gid(port);
 	end->lid = READ_ONCE(port->lid);
@@ -109,6 +111,7 @@ static void sa_end_of_port(const struct sib_port *port, struct sa_end *end)
 /* The switch's port 0, once it has a LID; it has no link of its own. */
 static bool sa_end_of_switch(struct sa_end *end)
 {
+	end->port = NULL;
 	end->pkeys = sw->pkeys;
 	end->gid.global.subnet_prefix = cpu_to_be64(SIB_SUBNET_PREFIX);
 	end->gid.global.interface_id = cpu_to_be64(SIB_SM_GUID);
@@ -149,7 +152,18 @@ static bool sa_end_has_lid(const struct sa_end *end, u16 lid)
 	return sib_lid_in_block(end->lid, end->lmc, lid);
 }
 
-/* Under rcu_read_lock(): one end of a path, by GID, else LID, else the asker. */
+/* Any of an HCA port's GIDs (gids=) names it; the switch has one. */
+static bool sa_end_has_gid(const struct sa_end *end, const union ib_gid *gid)
+{
+	if (!end->port)
+		return sa_gid_eq(&end->gid, gid);
+	return sib_port_gid_index(end->port, gid) >= 0;
+}
+
+/*
+ * Under rcu_read_lock(): one end of a path, by GID, else LID, else the
+ * asker.  A path named by an alias GID has that GID, as OpenSM answers.
+ */
 static u16 sa_path_end(bool by_gid, const union ib_gid *gid, bool by_lid,
 		       u16 lid, struct sib_port *asker, struct sa_end *out)
 {
@@ -166,11 +180,13 @@ static u16 sa_path_end(bool by_gid, const union ib_gid *gid, bool by_lid,
 	}
 	for (i = 0; i < SA_END_PORTS; i++) {
 		if (!sa_end_nth(i, &end) ||
-		    (by_gid && !sa_gid_eq(&end.gid, gid)) ||
+		    (by_gid && !sa_end_has_gid(&end, gid)) ||
 		    (by_lid && !sa_end_has_lid(&end, lid)))
 			continue;
 		*out = end;
 		out->named = by_lid ? lid : 0;
+		if (by_gid)
+			out->gid = *gid;
 		return 0;
 	}
 	return SA_ERR_NO_RECORDS;
