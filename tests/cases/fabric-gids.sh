@@ -6,15 +6,15 @@
 # them for SR-IOV functions (the built-in SM: the port GUID with the
 # index in bits 39:32; under OpenSM, --sm opensm, the same ones restored
 # from its SA database and set through GUIDInfo).  sysfs shows the four
-# GIDs of each port and the SMA's PortInfo a GUIDCap of 4; the SA answers
-# a PathRecord between alias GIDs, carrying the GIDs asked for, and none
-# for a GID no port has.  UD datagrams (the rdmaprobe module) from each
-# SGID entry of sib0 to an alias GID of sib1 arrive, their bytes
-# compared, and the receiver's GRH holds the SGID used; one to a GID
-# sib1 lacks is dropped there and counted (drop_bad_dgid), and an
-# address handle with SGID index 4 is refused.  Both IPoIB drivers, the
-# in-tree one then ours, whose interfaces use GID 0, still ping and
-# carry TCP.
+# GIDs of each port, the SMA's PortInfo a GUIDCap of 4 and the SA's
+# GUIDInfoRecord the four GUIDs; the SA answers a PathRecord between
+# alias GIDs, carrying the GIDs asked for, and none for a GID no port
+# has.  UD datagrams (the rdmaprobe module) from each SGID entry of sib0
+# to an alias GID of sib1 arrive, their bytes compared, and the
+# receiver's GRH holds the SGID used; one to a GID sib1 lacks is dropped
+# there and counted (drop_bad_dgid), and an address handle with SGID
+# index 4 is refused.  Both IPoIB drivers, the in-tree one then ours,
+# whose interfaces use GID 0, still ping and carry TCP.
 #
 #   h1: ib (sib0) 10.49.0.1  ===  h2: ib (sib1) 10.49.0.2
 #
@@ -92,6 +92,12 @@ for dev in sib0 sib1; do
 	assert_eq "$(diag_field GuidCap <<<"$pi")" "$GIDS" "$dev PortInfo GuidCap"
 done
 smpquery -C sib0 -P 1 guidinfo "$lid2" | sed 's/^/   /' || fail "no GUIDInfo from sib1"
+gir=$(saquery -C sib0 -P 1 GIR "$lid2") || fail "no GUIDInfoRecord of sib1 from the SA"
+echo "${gir//$'\n'/$'\n'   }"
+for ((k = 0; k < GIDS; k++)); do
+	grep -qi -- "$(alias_guid "$guid2" "$k")" <<<"$gir" ||
+		fail "the SA's GUIDInfoRecord of sib1 lacks GUID $k, $(alias_guid "$guid2" "$k")"
+done
 
 step "the SA: a path between alias GIDs carries them"
 sgid=$(gid_at sib0 2)

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The subnet administrator behind the SM's LID (IBA 15.2): takes the MADs
- * sent to it, answers ClassPortInfo, PathRecord and PortInfoRecord here
- * and hands MCMemberRecord to the group store (sib_sa_mcast.c).  Paths
- * and ports are read from the fabric on every query.
+ * sent to it, answers ClassPortInfo, PathRecord, PortInfoRecord and
+ * GUIDInfoRecord here and hands MCMemberRecord to the group store
+ * (sib_sa_mcast.c).  Paths and ports are read from the fabric on every
+ * query.
  *
  * Records are read and written in their big-endian wire layout, through
  * the codecs in sib_sa_wire.h.  A GetTable answer is an RMPP transfer of
@@ -558,6 +559,54 @@ static u16 sa_node_query(struct sa_ctx *ctx)
 	return sib_sa_found(ctx);
 }
 
+/*
+ * GUIDInfoRecord (IBA 15.2.5.18): an HCA port's GUIDInfo block 0, its
+ * gids= entries (the port GUID, then its aliases; 0 unassigned), at its
+ * LID.  The SA matches on LID and BlockNum; aliases are the SM's to
+ * assign, so a Set or Delete is refused.
+ */
+#define GIR_SIZE		72
+#define GIR_LID			0
+#define GIR_BLOCK		2
+#define GIR_GUIDS		8
+#define GIR_COMP_KNOWN		(IB_SA_GUIDINFO_REC_LID |		\
+				 IB_SA_GUIDINFO_REC_BLOCK_NUM)
+
+static u16 sa_guidinfo_query(struct sa_ctx *ctx)
+{
+	u16 lid = get_unaligned_be16(ctx->req.data + GIR_LID);
+	ib_sa_comp_mask comp = ctx->comp;
+	struct sib_port *port;
+	__be64 guid;
+	u32 i, k;
+	u8 *slot;
+
+	ctx->stride = GIR_SIZE;
+	if (comp & ~GIR_COMP_KNOWN)
+		return SA_ERR_REQ_INVALID;
+	if ((comp & IB_SA_GUIDINFO_REC_BLOCK_NUM) && ctx->req.data[GIR_BLOCK])
+		return sib_sa_found(ctx);	/* only block 0 exists */
+	rcu_read_lock();
+	for (i = 0; i < SIB_FABRIC_PORTS; i++) {
+		port = sib_port_by_index(i);
+		if (!port || READ_ONCE(port->state) == IB_PORT_DOWN ||
+		    ((comp & IB_SA_GUIDINFO_REC_LID) &&
+		     lid != READ_ONCE(port->lid)))
+			continue;
+		slot = sib_sa_slot(ctx);
+		if (!slot)
+			break;
+		put_unaligned_be16(READ_ONCE(port->lid), slot + GIR_LID);
+		for (k = 0; k < sib_gids; k++) {
+			guid = READ_ONCE(port->guids[k]);
+			memcpy(slot + GIR_GUIDS + sizeof(guid) * k, &guid,
+			       sizeof(guid));
+		}
+	}
+	rcu_read_unlock();
+	return sib_sa_found(ctx);
+}
+
 /* MAD handling. */
 
 /* Responses (an RMPP ACK of ours among them) and traps get no answer. */
@@ -600,6 +649,10 @@ static u16 sa_dispatch(struct sa_ctx *ctx)
 	case IB_SA_ATTR_NODE_REC:
 		if (get || ctx->table)
 			return sa_node_query(ctx);
+		break;
+	case IB_SA_ATTR_GUID_INFO_REC:
+		if (get || ctx->table)
+			return sa_guidinfo_query(ctx);
 		break;
 	case IB_SA_ATTR_MC_MEMBER_REC:
 		return sib_sa_mcm_request(ctx);
