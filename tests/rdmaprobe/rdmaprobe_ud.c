@@ -269,6 +269,7 @@ static int rp_ud_send(struct rp_ud *ud, const struct rp_ud_args *a)
 	};
 	const char *dev = dev_name(&ud->dev->dev);
 	union ib_gid dgid = a->dgid;
+	unsigned long wait;
 	struct ib_ah *ah;
 	int ret;
 
@@ -292,8 +293,8 @@ static int rp_ud_send(struct rp_ud *ud, const struct rp_ud_args *a)
 				      DMA_TO_DEVICE);
 	reinit_completion(&ud->sent);
 	ret = ib_post_send(ud->qp, &wr.wr, NULL);
-	if (!ret && !wait_for_completion_timeout(&ud->sent,
-					msecs_to_jiffies(a->timeout_ms)))
+	wait = msecs_to_jiffies(a->timeout_ms);
+	if (!ret && !wait_for_completion_timeout(&ud->sent, wait))
 		ret = -ETIMEDOUT;
 	if (!ret && ud->send_status != IB_WC_SUCCESS)
 		ret = -EIO;
