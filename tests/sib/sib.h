@@ -17,6 +17,14 @@
  * its SA answers at the switch's port 0, LID 1; or an external SM
  * (external: OpenSM on one of the ports) does all of it through the
  * agents, and the switch forwards by the tables it programs.
+ *
+ * A port's GID table (gids=, 1-8) is its GUIDInfo: entry 0 the port
+ * GUID's GID, the others alias GUIDs, as an SM assigns them for SR-IOV
+ * functions.  The built-in SM's are the port GUID with the index in bits
+ * 39:32; an external SM sets them with GUIDInfo (OpenSM: from its SA
+ * database).  Any of them names the port in a PathRecord query and in a
+ * GRH's DGID (a packet to a GID the port lacks is dropped), and an AH's
+ * sgid_index picks the SGID a GRH carries.
  */
 #ifndef SIB_H
 #define SIB_H
