@@ -19,19 +19,26 @@ SIB_SM=${SIB_SM:-builtin}
 # fabric_up [sib parameters...]: load the fabric and wait for every port to
 # be ACTIVE.  Under SIB_SM=opensm, sib runs with sm=external and OpenSM,
 # started on sib0 port 1, does what the built-in SM would do with these
-# parameters (fabric_partitions; lmc= is OpenSM's lmc option, not sib's).
+# parameters (fabric_partitions; lmc= is OpenSM's lmc option, not sib's;
+# with gids=N OpenSM restores the built-in SM's alias GUIDs from an SA
+# database file, alias_guid_db, and sets them through GUIDInfo).
 # "sibtest.break=ud" (or mad, rc) on the kernel command line breaks it on
 # purpose, to show that the cases notice.
 fabric_up() {
-	local knob arg sibargs=() sets=()
+	local knob arg gids=1 sibargs=() sets=()
 	if [ "$SIB_SM" = opensm ]; then
 		for arg in "$@"; do
 			case $arg in
 			lmc=*) sets+=(--set "lmc ${arg#lmc=}") ;;
+			gids=*) gids=${arg#gids=}; sibargs+=("$arg") ;;
 			*) sibargs+=("$arg") ;;
 			esac
 		done
 		modprobe sib sm=external "${sibargs[@]}"
+		if [ "$gids" -gt 1 ]; then
+			alias_guid_db "$gids" >alias-guids.db
+			sets+=(--set "sa_db_file $PWD/alias-guids.db")
+		fi
 		echo "$@" >fabric-parameters
 		fabric_partitions "$@" >fabric-partitions.conf
 		opensm_up "${sets[@]}" fabric-partitions.conf
@@ -90,6 +97,39 @@ mtu_code() {
 # port_guid IBDEV PORT: the port's GUID (0x...), from its GID.
 port_guid() {
 	printf '0x%s\n' "$(cut -d: -f5-8 "/sys/class/infiniband/$1/ports/$2/gids/0" | tr -d :)"
+}
+
+# alias_guid GUID K: alias GUID K of the port with that GUID, as the
+# built-in SM assigns them (sib gids=): K in bits 39:32.
+alias_guid() { printf '0x%016x\n' $(($1 | ($2 << 32))); }
+
+# guid_gid GUID: the GID of that GUID, as sysfs prints it.
+guid_gid() {
+	local h
+	h=$(printf '%016x' $(($1)))
+	echo "fe80:0000:0000:0000:${h:0:4}:${h:4:4}:${h:8:4}:${h:12:4}"
+}
+
+# alias_guid_db N: an OpenSM SA database (its sa_db_file) that gives
+# every port alias GUIDs 1..N-1 as the built-in SM's, which OpenSM sets
+# through GUIDInfo on its first sweep.
+alias_guid_db() {
+	local p dev port guid k line
+	for p in /sys/class/infiniband/*/ports/*; do
+		dev=${p#/sys/class/infiniband/}
+		dev=${dev%%/*}
+		port=${p##*/}
+		guid=$(port_guid "$dev" "$port")
+		line="GUIDInfo Record: base_guid=$guid lid=0x0000 block_num=0x0 guid0=$guid"
+		for k in 1 2 3 4 5 6 7; do
+			if [ "$k" -lt "$1" ]; then
+				line+=" guid$k=$(alias_guid "$guid" "$k")"
+			else
+				line+=" guid$k=0x0000000000000000"
+			fi
+		done
+		echo "$line"
+	done
 }
 
 # opensm_up [--on IBDEV PORT] [--name NAME] [--standby] [--set "KEY VALUE"]...

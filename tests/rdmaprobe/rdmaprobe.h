@@ -127,6 +127,7 @@ bool rp_conn_over(struct rp_conn *conn);
 int rp_conn_publish(struct rp_conn *conn);
 int rp_buf_alloc(struct ib_device *dev, struct rp_buf *b, size_t size,
 		 enum dma_data_direction dir);
+void rp_buf_free(struct ib_device *dev, struct rp_buf *b);
 int rp_post_recv(struct rp_conn *conn);
 int rp_post_msg(struct rp_conn *conn, struct ib_send_wr *first,
 		enum rp_msg_kind kind, u32 seq, u32 len, u16 status,
@@ -173,6 +174,26 @@ int rp_region_offer(struct rp_conn *conn, u32 seq, struct ib_reg_wr *reg,
 int rp_region_check(struct rp_conn *conn, const struct rp_msg *msg);
 int rp_rdma_run(struct rp_conn *conn, const struct rp_msg *offer, u32 seq,
 		enum rp_rkey rkey_mode, unsigned int timeout_ms);
+
+/* rdmaprobe_ud.c: UD datagrams addressed by GID */
+#define RP_UD_MAX	1024		/* payload bytes of one datagram */
+
+enum rp_ud_op { RP_UD_OPEN, RP_UD_SEND, RP_UD_CLOSE };
+
+struct rp_ud_args {
+	char dev[IB_DEVICE_NAME_MAX];
+	u32 port;
+	u32 qpn, lid;			/* send: the peer endpoint's */
+	union ib_gid dgid;
+	u32 sgid_index;			/* the GRH's source: our GID entry */
+	u32 len;
+	unsigned int timeout_ms;
+};
+
+int rp_ud_command(enum rp_ud_op op, const struct rp_ud_args *a);
+void rp_uds_show(struct seq_file *s);
+int rp_ud_init(void);
+void rp_ud_exit(void);
 
 /* rdmaprobe_main.c: the log */
 __printf(1, 2) void rp_log(const char *fmt, ...);

@@ -245,7 +245,7 @@ int rp_buf_alloc(struct ib_device *dev, struct rp_buf *b, size_t size,
 	return 0;
 }
 
-static void rp_buf_free(struct ib_device *dev, struct rp_buf *b)
+void rp_buf_free(struct ib_device *dev, struct rp_buf *b)
 {
 	if (!b->va)
 		return;

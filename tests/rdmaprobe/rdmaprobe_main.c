@@ -19,13 +19,22 @@
  *                           (10000 ms).
  *   send N [len=N]          one more message each way over held cli#N
  *   close N                 disconnect held cli#N
+ *   udopen DEV PORT         a UD endpoint there: a QP with receives posted
+ *                           (one per port; its QPN goes to the log)
+ *   udsend DEV PORT qpn=N lid=N dgid=GID [sgid=K] [len=N] [timeout=MS]
+ *                           one datagram from that endpoint to the one
+ *                           with QPN N at LID N, with a GRH from our GID
+ *                           entry K (0) to GID; len bytes (256, 4 to
+ *                           1024), compared at the receiver
+ *   udclose DEV PORT        drop the endpoint
  *   clear                   empty the log
  *
  * A read returns the log, one line per thing seen: each rdma_cm event of
  * each id ("cli#1 ESTABLISHED status 0"), which net_device rdma_cm bound a
  * request to, each message sent and received with its CRC-32 and whether
  * its bytes were the expected ones, each RDMA operation; then one line per
- * listen held and per connection alive.
+ * listen held and per connection alive; then one per UD endpoint, with
+ * what it received and the last datagram's GRH (SGID and DGID).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -221,6 +230,83 @@ static char *next_word(char **cmd)
 	return w;
 }
 
+/* The words after "udsend DEV PORT". */
+static int parse_udsend(char *cmd, struct rp_ud_args *a)
+{
+	bool qpn = false, lid = false, dgid = false;
+	char *tok, *val;
+	int ret = 0;
+
+	while (!ret && (tok = strsep(&cmd, " \t\n"))) {
+		if (!*tok)
+			continue;
+		val = strchr(tok, '=');
+		if (!val)
+			goto bad;
+		*val++ = '\0';
+		if (!strcmp(tok, "qpn")) {
+			ret = parse_uint(tok, val, 0xffffff, &a->qpn);
+			qpn = true;
+		} else if (!strcmp(tok, "lid")) {
+			ret = parse_uint(tok, val, 0xbfff, &a->lid);
+			lid = true;
+		} else if (!strcmp(tok, "sgid")) {
+			ret = parse_uint(tok, val, 255, &a->sgid_index);
+		} else if (!strcmp(tok, "len")) {
+			ret = parse_uint(tok, val, RP_UD_MAX, &a->len);
+			if (!ret && a->len < sizeof(__be32))
+				ret = -EINVAL;
+		} else if (!strcmp(tok, "timeout")) {
+			ret = parse_uint(tok, val, 600000, &a->timeout_ms);
+		} else if (!strcmp(tok, "dgid")) {
+			if (!in6_pton(val, -1, a->dgid.raw, -1, NULL)) {
+				pr_info("dgid=%s: not a GID\n", val);
+				return -EINVAL;
+			}
+			dgid = true;
+		} else {
+			goto bad;
+		}
+	}
+	if (ret || (qpn && lid && dgid))
+		return ret;
+bad:
+	pr_info("udsend: expected DEV PORT qpn=N lid=N dgid=GID [sgid=K] [len=4-%u] [timeout=MS]\n",
+		RP_UD_MAX);
+	return -EINVAL;
+}
+
+/* "udopen|udsend|udclose DEV PORT ...". */
+static int run_ud(const char *verb, char *cmd)
+{
+	struct rp_ud_args a = {
+		.len = 256,
+		.timeout_ms = RP_DEFAULT_WAIT,
+	};
+	enum rp_ud_op op;
+	char *dev, *port;
+	int ret;
+
+	op = !strcmp(verb, "udopen") ? RP_UD_OPEN :
+	     !strcmp(verb, "udsend") ? RP_UD_SEND : RP_UD_CLOSE;
+	dev = next_word(&cmd);
+	port = next_word(&cmd);
+	if (!*dev || strscpy(a.dev, dev, sizeof(a.dev)) < 0 ||
+	    kstrtou32(port, 10, &a.port)) {
+		pr_info("%s: expected DEV PORT\n", verb);
+		return -EINVAL;
+	}
+	if (op == RP_UD_SEND) {
+		ret = parse_udsend(cmd, &a);
+		if (ret)
+			return ret;
+	} else if (*skip_spaces(cmd)) {
+		pr_info("%s: unexpected '%s'\n", verb, skip_spaces(cmd));
+		return -EINVAL;
+	}
+	return rp_ud_command(op, &a);
+}
+
 static int run_command(struct net *net, char *cmd)
 {
 	struct rp_connect_args args = {
@@ -245,6 +331,9 @@ static int run_command(struct net *net, char *cmd)
 		return verb[0] == 's' ? rp_exchange(nr, len, timeout) :
 					rp_close(nr, timeout);
 	}
+	if (!strcmp(verb, "udopen") || !strcmp(verb, "udsend") ||
+	    !strcmp(verb, "udclose"))
+		return run_ud(verb, cmd);
 	if (strcmp(verb, "listen") && strcmp(verb, "unlisten") &&
 	    strcmp(verb, "connect")) {
 		pr_info("unknown command '%s'\n", verb);
@@ -301,6 +390,7 @@ static int ctl_show(struct seq_file *s, void *unused)
 	spin_unlock_irq(&rp_log_lock);
 	rp_listens_show(s);
 	rp_conns_show(s);
+	rp_uds_show(s);
 	return 0;
 }
 
@@ -331,6 +421,12 @@ static int __init rp_init(void)
 		kvfree(rp_logbuf);
 		return ret;
 	}
+	ret = rp_ud_init();
+	if (ret) {
+		rp_exit_wq();
+		kvfree(rp_logbuf);
+		return ret;
+	}
 	rp_dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
 	debugfs_create_file("ctl", 0600, rp_dir, NULL, &ctl_fops);
 	return 0;
@@ -342,11 +438,12 @@ static void __exit rp_exit(void)
 	debugfs_remove_recursive(rp_dir);
 	rp_listens_destroy_all();
 	rp_conns_destroy_all();
+	rp_ud_exit();
 	rp_exit_wq();
 	kvfree(rp_logbuf);
 }
 
 module_init(rp_init);
 module_exit(rp_exit);
-MODULE_DESCRIPTION("Drives rdma_cm: listens, connects, SEND/RECV and RDMA WRITE/READ, each step logged (test)");
+MODULE_DESCRIPTION("Drives rdma_cm: listens, connects, SEND/RECV and RDMA WRITE/READ; UD datagrams by GID; each step logged (test)");
 MODULE_LICENSE("GPL");

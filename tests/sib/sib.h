@@ -22,6 +22,14 @@
  * at once, and its SA answers at switch 0's port 0, LID 1; or an external
  * SM (external: OpenSM on one of the ports) does all of it through the
  * agents, and each switch forwards by the tables it programs, hop by hop.
+ *
+ * A port's GID table (gids=, 1-8) is its GUIDInfo: entry 0 the port
+ * GUID's GID, the others alias GUIDs, as an SM assigns them for SR-IOV
+ * functions.  The built-in SM's are the port GUID with the index in bits
+ * 39:32; an external SM sets them with GUIDInfo (OpenSM: from its SA
+ * database).  Any of them names the port in a PathRecord query and in a
+ * GRH's DGID (a packet to a GID the port lacks is dropped), and an AH's
+ * sgid_index picks the SGID a GRH carries.
  */
 #ifndef SIB_H
 #define SIB_H
@@ -42,7 +50,8 @@ struct seq_file;
 #define SIB_MAX_PORTS		2	/* per device */
 #define SIB_FABRIC_PORTS	(SIB_MAX_DEVICES * SIB_MAX_PORTS)
 #define SIB_PKEY_TABLE_LEN	16
-#define SIB_GID_TABLE_LEN	1
+#define SIB_MAX_GIDS		8	/* gids=: one GUIDInfo block */
+#define SIB_ALIAS_GUID_SHIFT	32	/* the built-in SM's alias GUIDs */
 #define SIB_SM_LID		1	/* switch 0's, under the built-in SM */
 #define SIB_MAX_SWITCHES	4	/* switches= */
 #define SIB_FIRST_LID		2
@@ -128,6 +137,7 @@ enum sib_counter {
 	SIB_CNT_DROP_RANDOM,		/* part of drop_injected too */
 	SIB_CNT_LOSS_BURSTS,
 	SIB_CNT_WR_FLUSHED,		/* WQEs of its QPs completed flushed */
+	SIB_CNT_DROP_BAD_DGID,		/* a GRH's DGID not in its GID table */
 	SIB_NR_COUNTERS
 };
 
@@ -247,6 +257,7 @@ struct sib_port {
 	__be64 guid;
 
 	/* Written by the SM under sib_fabric.lock; read locklessly. */
+	__be64 guids[SIB_MAX_GIDS];	/* GUIDInfo: [0] guid, 0 unassigned */
 	u16 lid;			/* the base LID of its block */
 	u8 lmc;				/* it answers to lid .. lid + 2^lmc - 1 */
 	enum ib_port_state state;
@@ -658,6 +669,7 @@ extern struct sib_fabric sib_fabric;
 /* Module parameters other files read. */
 extern bool sib_sm_external;		/* sm=external: an SM such as OpenSM */
 extern unsigned int sib_lmc;		/* the built-in SM's LMC */
+extern unsigned int sib_gids;		/* GID table entries per port */
 extern unsigned int sib_port_mtu;
 extern unsigned int sib_group_mtu;
 extern bool sib_srq_enabled;
@@ -786,14 +798,30 @@ static inline u8 sib_port_path_bits(const struct sib_port *port, u16 dlid)
 	return sib_lid_path_bits(dlid, READ_ONCE(port->lmc));
 }
 
-static inline union ib_gid sib_port_gid(const struct sib_port *port)
+/*
+ * The port's GID table (gids=): entry K is the subnet prefix and the
+ * GUIDInfo table's GUID K, entry 0 the port GUID's; an entry whose GUID
+ * is 0 (unassigned) is the zero GID, no port's.
+ */
+static inline union ib_gid sib_port_gid_at(const struct sib_port *port,
+					   u32 index)
 {
-	union ib_gid gid;
+	union ib_gid gid = {};
+	__be64 guid = READ_ONCE(port->guids[index]);
 
-	gid.global.subnet_prefix = cpu_to_be64(SIB_SUBNET_PREFIX);
-	gid.global.interface_id = port->guid;
+	if (guid) {
+		gid.global.subnet_prefix = cpu_to_be64(SIB_SUBNET_PREFIX);
+		gid.global.interface_id = guid;
+	}
 	return gid;
 }
+
+static inline union ib_gid sib_port_gid(const struct sib_port *port)
+{
+	return sib_port_gid_at(port, 0);
+}
+
+int sib_port_gid_index(const struct sib_port *port, const union ib_gid *gid);
 
 static inline u32 sib_mtu_bytes(enum ib_mtu mtu)
 {
@@ -872,6 +900,7 @@ void sib_retry_work(struct work_struct *work);
 void sib_flush_rq(struct sib_qp *qp);
 void sib_av_from_attr(struct sib_av *av, const struct rdma_ah_attr *attr);
 void sib_av_to_attr(const struct sib_av *av, struct rdma_ah_attr *attr);
+bool sib_sgid_index_ok(const struct rdma_ah_attr *attr);
 
 int sib_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
 int sib_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);

@@ -55,17 +55,29 @@ struct sib_port *sib_port_by_index(u32 index)
 	return rcu_dereference(sib_fabric.by_index[index]);
 }
 
+/* The index of gid in the port's GID table, or -1: not one of its GIDs. */
+int sib_port_gid_index(const struct sib_port *port, const union ib_gid *gid)
+{
+	u32 i;
+
+	if (be64_to_cpu(gid->global.subnet_prefix) != SIB_SUBNET_PREFIX ||
+	    !gid->global.interface_id)
+		return -1;
+	for (i = 0; i < sib_gids; i++)
+		if (READ_ONCE(port->guids[i]) == gid->global.interface_id)
+			return i;
+	return -1;
+}
+
 /* Under rcu_read_lock(): the port with that GID, if it has a LID. */
 struct sib_port *sib_port_by_gid(const union ib_gid *gid)
 {
 	u32 i;
 
-	if (be64_to_cpu(gid->global.subnet_prefix) != SIB_SUBNET_PREFIX)
-		return NULL;
 	for (i = 0; i < SIB_FABRIC_PORTS; i++) {
 		struct sib_port *port = sib_port_by_index(i);
 
-		if (port && port->guid == gid->global.interface_id &&
+		if (port && sib_port_gid_index(port, gid) >= 0 &&
 		    READ_ONCE(port->lid))
 			return port;
 	}
@@ -413,6 +425,9 @@ enum sib_delivery sib_deliver_at(struct sib_pkt *pkt, struct sib_port *dport)
 	sib_link_count(dport, pkt, wire_len(pkt), false, false);
 	if (sib_port_path_bits(dport, pkt->dlid))
 		sib_count(dport, SIB_CNT_RX_PATH_BITS, 1);
+	/* A GRH names the port too: its DGID must be one of the port's GIDs. */
+	if (pkt->has_grh && sib_port_gid_index(dport, &pkt->grh.dgid) < 0)
+		return dropped(pkt, dport, SIB_CNT_DROP_BAD_DGID);
 	qp = find_qp(dport, pkt->dst_qpn);
 	if (!qp || !transport_ok(qp, pkt))
 		res = dropped(pkt, dport, SIB_CNT_DROP_NO_QP);

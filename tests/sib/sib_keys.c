@@ -48,6 +48,7 @@ const char *const sib_counter_names[SIB_NR_COUNTERS] = {
 	[SIB_CNT_DROP_RANDOM] = "drop_random",
 	[SIB_CNT_LOSS_BURSTS] = "loss_bursts",
 	[SIB_CNT_WR_FLUSHED] = "wr_flushed",
+	[SIB_CNT_DROP_BAD_DGID] = "drop_bad_dgid",
 };
 
 /* 0x0000 and 0x8000 are reserved: they never match anything. */

@@ -167,6 +167,10 @@ unsigned int sib_lmc;
 module_param_named(lmc, sib_lmc, uint, 0444);
 MODULE_PARM_DESC(lmc, "The built-in SM's LMC: every port answers to 2^lmc LIDs, its base LID aligned to that (0-3, default 0)");
 
+unsigned int sib_gids = 1;
+module_param_named(gids, sib_gids, uint, 0444);
+MODULE_PARM_DESC(gids, "GID table entries per port: 0 the port GUID's, the others alias GUIDs (the built-in SM's: the port GUID with the index in bits 39:32; under sm=external the SM sets them) (1-8, default 1)");
+
 /* The path bits of the built-in SA's Get; debugfs sa_path_bits changes them. */
 module_param_named(sa_path_bits, sib_fabric.sa_path_bits, uint, 0444);
 MODULE_PARM_DESC(sa_path_bits, "lmc>0: the path bits of the one path the built-in SA gives a Get that names no LID (default 0: the base LIDs, as OpenSM)");
@@ -250,6 +254,8 @@ static int check_params(void)
 	ret = check_limit("lmc", sib_lmc, 0, SIB_MAX_LMC);
 	if (!ret)
 		ret = check_limit("switches", switches, 1, SIB_MAX_SWITCHES);
+	if (!ret)
+		ret = check_limit("gids", sib_gids, 1, SIB_MAX_GIDS);
 	if (!ret)
 		ret = check_limit("max_sge", sib_max_sge, 1, SIB_MAX_SGE);
 	if (!ret)
@@ -438,10 +444,10 @@ static int __init sib_init(void)
 		if (ret)
 			goto err_devs;
 	}
-	pr_info("sib: %u HCA(s) x %u port(s), MTU %u, group MTU %u, P_Keys %s, srq=%d csum=%d lso=%d, %s SM, lmc=%u, %u switch(es)\n",
+	pr_info("sib: %u HCA(s) x %u port(s), MTU %u, group MTU %u, P_Keys %s, srq=%d csum=%d lso=%d, %s SM, lmc=%u gids=%u, %u switch(es)\n",
 		devices, ports, sib_port_mtu, sib_group_mtu, pkeys,
 		sib_srq_enabled, sib_csum_enabled, sib_lso_enabled, sm,
-		sib_lmc, switches);
+		sib_lmc, sib_gids, switches);
 	pr_info("sib: async=%d async_delay_us=%u async_jitter_us=%u dma=%d\n",
 		sib_async, sib_async_delay_us, sib_async_jitter_us, sib_dma);
 	pr_info("sib: limits: max_sge=%u max_qp_wr=%u max_cqe=%u max_srq_wr=%u max_inline=%u\n",

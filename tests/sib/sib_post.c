@@ -344,7 +344,7 @@ static void fill_grh(struct sib_pkt *pkt, struct sib_port *port,
 	pkt->grh.paylen = cpu_to_be16(pkt->length);
 	pkt->grh.next_hdr = 0x1b;	/* IBA transport follows */
 	pkt->grh.hop_limit = av->hop_limit;
-	pkt->grh.sgid = sib_port_gid(port);
+	pkt->grh.sgid = sib_port_gid_at(port, av->sgid_index);
 	pkt->grh.dgid = av->dgid;
 }
 
@@ -414,6 +414,8 @@ static void connected_request(struct sib_pkt *pkt, struct sib_qp *qp,
 	pkt->sl = qp->dest.sl;
 	pkt->dst_qpn = qp->dest_qpn;
 	pkt->pkey = sib_pkey_at(port, qp->pkey_index);
+	if (qp->dest.has_grh)
+		fill_grh(pkt, port, &qp->dest);
 	switch (wqe->opcode) {
 	case IB_WR_RDMA_WRITE:
 	case IB_WR_RDMA_WRITE_WITH_IMM:

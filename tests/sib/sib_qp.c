@@ -218,7 +218,8 @@ static int check_attrs(struct sib_qp *qp, struct ib_qp_attr *attr, int mask)
 	if ((mask & IB_QP_DEST_QPN) && attr->dest_qp_num > 0xffffff)
 		return -EINVAL;
 	if ((mask & IB_QP_AV) &&
-	    attr->ah_attr.type != RDMA_AH_ATTR_TYPE_IB)
+	    (attr->ah_attr.type != RDMA_AH_ATTR_TYPE_IB ||
+	     !sib_sgid_index_ok(&attr->ah_attr)))
 		return -EINVAL;
 	/* Fields of 3 and 5 bits (IBA 11.2.4.2). */
 	if (((mask & IB_QP_RNR_RETRY) && attr->rnr_retry > 7) ||

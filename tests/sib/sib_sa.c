@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The subnet administrator behind the SM's LID (IBA 15.2): takes the MADs
- * sent to it, answers ClassPortInfo, PathRecord and PortInfoRecord here
- * and hands MCMemberRecord to the group store (sib_sa_mcast.c).  Paths
- * and ports are read from the fabric on every query.
+ * sent to it, answers ClassPortInfo, PathRecord, PortInfoRecord and
+ * GUIDInfoRecord here and hands MCMemberRecord to the group store
+ * (sib_sa_mcast.c).  Paths and ports are read from the fabric on every
+ * query.
  *
  * Records are read and written in their big-endian wire layout, through
  * the codecs in sib_sa_wire.h.  A GetTable answer is an RMPP transfer of
@@ -85,8 +86,9 @@ static u16 sa_class_port_info(struct sa_ctx *ctx)
  * them.
  */
 struct sa_end {
+	const struct sib_port *port;	/* NULL: the switch's port 0 */
 	const u16 *pkeys;		/* its P_KeyTable */
-	union ib_gid gid;
+	union ib_gid gid;		/* its GID 0, or the one a request named */
 	u16 lid;			/* its base LID */
 	u8 lmc;
 	u16 named;			/* the LID the request names, or 0 */
@@ -98,6 +100,7 @@ struct sa_end {
 
 static void sa_end_of_port(const struct sib_port *port, struct sa_end *end)
 {
+	end->port = port;
 	end->pkeys = port->pkeys;
 	end->gid = sib_port_gid(port);
 	end->lid = READ_ONCE(port->lid);
@@ -109,6 +112,7 @@ static void sa_end_of_port(const struct sib_port *port, struct sa_end *end)
 /* A switch's port 0, once it has a LID; it has no link of its own. */
 static bool sa_end_of_switch(struct sib_switch *sw, struct sa_end *end)
 {
+	end->port = NULL;
 	end->pkeys = sw->pkeys;
 	end->gid.global.subnet_prefix = cpu_to_be64(SIB_SUBNET_PREFIX);
 	end->gid.global.interface_id = sib_switch_guid(sw);
@@ -151,7 +155,18 @@ static bool sa_end_has_lid(const struct sa_end *end, u16 lid)
 	return sib_lid_in_block(end->lid, end->lmc, lid);
 }
 
-/* Under rcu_read_lock(): one end of a path, by GID, else LID, else the asker. */
+/* Any of an HCA port's GIDs (gids=) names it; the switch has one. */
+static bool sa_end_has_gid(const struct sa_end *end, const union ib_gid *gid)
+{
+	if (!end->port)
+		return sa_gid_eq(&end->gid, gid);
+	return sib_port_gid_index(end->port, gid) >= 0;
+}
+
+/*
+ * Under rcu_read_lock(): one end of a path, by GID, else LID, else the
+ * asker.  A path named by an alias GID has that GID, as OpenSM answers.
+ */
 static u16 sa_path_end(bool by_gid, const union ib_gid *gid, bool by_lid,
 		       u16 lid, struct sib_port *asker, struct sa_end *out)
 {
@@ -168,11 +183,13 @@ static u16 sa_path_end(bool by_gid, const union ib_gid *gid, bool by_lid,
 	}
 	for (i = 0; i < SA_END_PORTS; i++) {
 		if (!sa_end_nth(i, &end) ||
-		    (by_gid && !sa_gid_eq(&end.gid, gid)) ||
+		    (by_gid && !sa_end_has_gid(&end, gid)) ||
 		    (by_lid && !sa_end_has_lid(&end, lid)))
 			continue;
 		*out = end;
 		out->named = by_lid ? lid : 0;
+		if (by_gid)
+			out->gid = *gid;
 		return 0;
 	}
 	return SA_ERR_NO_RECORDS;
@@ -552,6 +569,54 @@ static u16 sa_node_query(struct sa_ctx *ctx)
 	return sib_sa_found(ctx);
 }
 
+/*
+ * GUIDInfoRecord (IBA 15.2.5.18): an HCA port's GUIDInfo block 0, its
+ * gids= entries (the port GUID, then its aliases; 0 unassigned), at its
+ * LID.  The SA matches on LID and BlockNum; aliases are the SM's to
+ * assign, so a Set or Delete is refused.
+ */
+#define GIR_SIZE		72
+#define GIR_LID			0
+#define GIR_BLOCK		2
+#define GIR_GUIDS		8
+#define GIR_COMP_KNOWN		(IB_SA_GUIDINFO_REC_LID |		\
+				 IB_SA_GUIDINFO_REC_BLOCK_NUM)
+
+static u16 sa_guidinfo_query(struct sa_ctx *ctx)
+{
+	u16 lid = get_unaligned_be16(ctx->req.data + GIR_LID);
+	ib_sa_comp_mask comp = ctx->comp;
+	struct sib_port *port;
+	__be64 guid;
+	u32 i, k;
+	u8 *slot;
+
+	ctx->stride = GIR_SIZE;
+	if (comp & ~GIR_COMP_KNOWN)
+		return SA_ERR_REQ_INVALID;
+	if ((comp & IB_SA_GUIDINFO_REC_BLOCK_NUM) && ctx->req.data[GIR_BLOCK])
+		return sib_sa_found(ctx);	/* only block 0 exists */
+	rcu_read_lock();
+	for (i = 0; i < SIB_FABRIC_PORTS; i++) {
+		port = sib_port_by_index(i);
+		if (!port || READ_ONCE(port->state) == IB_PORT_DOWN ||
+		    ((comp & IB_SA_GUIDINFO_REC_LID) &&
+		     lid != READ_ONCE(port->lid)))
+			continue;
+		slot = sib_sa_slot(ctx);
+		if (!slot)
+			break;
+		put_unaligned_be16(READ_ONCE(port->lid), slot + GIR_LID);
+		for (k = 0; k < sib_gids; k++) {
+			guid = READ_ONCE(port->guids[k]);
+			memcpy(slot + GIR_GUIDS + sizeof(guid) * k, &guid,
+			       sizeof(guid));
+		}
+	}
+	rcu_read_unlock();
+	return sib_sa_found(ctx);
+}
+
 /* MAD handling. */
 
 /* Responses (an RMPP ACK of ours among them) and traps get no answer. */
@@ -594,6 +659,10 @@ static u16 sa_dispatch(struct sa_ctx *ctx)
 	case IB_SA_ATTR_NODE_REC:
 		if (get || ctx->table)
 			return sa_node_query(ctx);
+		break;
+	case IB_SA_ATTR_GUID_INFO_REC:
+		if (get || ctx->table)
+			return sa_guidinfo_query(ctx);
 		break;
 	case IB_SA_ATTR_MC_MEMBER_REC:
 		return sib_sa_mcm_request(ctx);

@@ -33,6 +33,22 @@
 #define STATUS_UNSUPPORTED	IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD_ATTRIB
 #define STATUS_INVALID		IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE
 
+/*
+ * GUIDInfo at power-on: entry 0 the port GUID, the aliases unassigned
+ * until the SM sets them; the built-in SM has assigned its own before the
+ * port first comes up: the port GUID with the index in bits 39:32.
+ */
+static void sma_guids_init(struct sib_port *port)
+{
+	u32 i;
+
+	memset(port->guids, 0, sizeof(port->guids));
+	port->guids[0] = port->guid;
+	for (i = 1; i < sib_gids && !sib_sm_external; i++)
+		port->guids[i] = cpu_to_be64(be64_to_cpu(port->guid) |
+					     (u64)i << SIB_ALIAS_GUID_SHIFT);
+}
+
 /* Power-on values, before any SM writes. */
 void sib_sma_init_port(struct sib_port *port)
 {
@@ -47,6 +63,7 @@ void sib_sma_init_port(struct sib_port *port)
 	m->speed_enabled = SIB_PI_SPEEDS;
 	m->speed_ext_enabled = SIB_PI_SPEEDS_EXT;
 	INIT_WORK(&port->sa_sync_work, sib_sm_sa_sync_work);
+	sma_guids_init(port);
 }
 
 /* An answer starts as a copy of the request: TID, attribute, DR paths. */
@@ -174,7 +191,7 @@ static void sma_portinfo_get(struct sib_port *port, u8 local_port,
 		sat16(sib_counter_sum(port, SIB_CNT_PKEY_VIOLATIONS));
 	pi->qkey_violations =
 		sat16(sib_counter_sum(port, SIB_CNT_QKEY_VIOLATIONS));
-	pi->guid_cap = SIB_GID_TABLE_LEN;
+	pi->guid_cap = sib_gids;
 	pi->subnet_timeout = m->subnet_timeout;
 	pi->resp_time = SMA_RESP_TIME;
 	pi->error_thresholds = m->error_thresholds;
@@ -430,15 +447,34 @@ static u16 sma_pkey_table(struct sma_req *r)
 	return 0;
 }
 
-/* GUIDInfo (IBA 14.2.5.5): entry 0 is the port GUID, and read-only. */
+/*
+ * GUIDInfo (IBA 14.2.5.5): one block of 8, gids= entries of it ours.
+ * Entry 0 is the port GUID and read-only; a Set writes the aliases
+ * (0: unassigned) and, if any changed, raises GID_CHANGE, so ib_core
+ * reads the GID table again, as an HCA's driver has it do.
+ */
 static u16 sma_guid_info(struct sma_req *r)
 {
-	__be64 *guids = (__be64 *)r->out->data;
+	struct sib_port *port = r->port;
+	const __be64 *in = (const __be64 *)r->in->data;
+	__be64 *out = (__be64 *)r->out->data;
+	bool changed = false;
+	unsigned long flags;
+	u32 i;
 
-	BUILD_BUG_ON(SIB_GID_TABLE_LEN > SMA_GUIDS_PER_BLOCK);
+	BUILD_BUG_ON(SIB_MAX_GIDS > SMA_GUIDS_PER_BLOCK);
 	if (be32_to_cpu(r->in->attr_mod))
-		return STATUS_INVALID;
-	guids[0] = r->port->guid;
+		return STATUS_INVALID;		/* only block 0 exists */
+	spin_lock_irqsave(&sib_fabric.lock, flags);
+	for (i = 1; r->set && i < sib_gids; i++) {
+		changed |= port->guids[i] != in[i];
+		WRITE_ONCE(port->guids[i], in[i]);
+	}
+	for (i = 0; i < sib_gids; i++)
+		out[i] = port->guids[i];
+	spin_unlock_irqrestore(&sib_fabric.lock, flags);
+	if (changed)
+		sib_port_event(port, IB_EVENT_GID_CHANGE);
 	return 0;
 }
 

@@ -85,7 +85,7 @@ static int sib_query_port(struct ib_device *ibdev, u32 port_num,
 	attr->max_mtu = IB_MTU_4096;
 	attr->active_mtu = READ_ONCE(port->active_mtu);
 	attr->phys_mtu = ib_mtu_enum_to_int(IB_MTU_4096);
-	attr->gid_tbl_len = SIB_GID_TABLE_LEN;
+	attr->gid_tbl_len = sib_gids;
 	attr->port_cap_flags = READ_ONCE(port->cap_flags);
 	attr->max_msg_sz = 0x80000000;
 	attr->bad_pkey_cntr = min_t(u64, U16_MAX,
@@ -130,7 +130,7 @@ static int sib_get_port_immutable(struct ib_device *ibdev, u32 port_num,
 				  struct ib_port_immutable *immutable)
 {
 	immutable->pkey_tbl_len = SIB_PKEY_TABLE_LEN;
-	immutable->gid_tbl_len = SIB_GID_TABLE_LEN;
+	immutable->gid_tbl_len = sib_gids;
 	immutable->core_cap_flags = RDMA_CORE_PORT_IBA_IB;
 	immutable->max_mad_size = IB_MGMT_MAD_SIZE;
 	return 0;
@@ -139,9 +139,9 @@ static int sib_get_port_immutable(struct ib_device *ibdev, u32 port_num,
 static int sib_query_gid(struct ib_device *ibdev, u32 port_num, int index,
 			 union ib_gid *gid)
 {
-	if (index < 0 || index >= SIB_GID_TABLE_LEN)
+	if (index < 0 || index >= sib_gids)
 		return -EINVAL;
-	*gid = sib_port_gid(sib_port(to_sdev(ibdev), port_num));
+	*gid = sib_port_gid_at(sib_port(to_sdev(ibdev), port_num), index);
 	return 0;
 }
 
@@ -195,12 +195,18 @@ static int sib_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	if (attr->type != RDMA_AH_ATTR_TYPE_IB || port_num < 1 ||
 	    port_num > sdev->nports)
 		return -EINVAL;
-	if ((rdma_ah_get_ah_flags(attr) & IB_AH_GRH) &&
-	    rdma_ah_read_grh(attr)->sgid_index >= SIB_GID_TABLE_LEN)
+	if (!sib_sgid_index_ok(attr))
 		return -EINVAL;
 	sib_av_from_attr(av, attr);
 	atomic_inc(&sdev->nr_ahs);
 	return 0;
+}
+
+/* A GRH's source GID is an entry of the port's GID table (gids=). */
+bool sib_sgid_index_ok(const struct rdma_ah_attr *attr)
+{
+	return !(rdma_ah_get_ah_flags(attr) & IB_AH_GRH) ||
+	       rdma_ah_read_grh(attr)->sgid_index < sib_gids;
 }
 
 /* An AH's or a connected QP's address, as sends carry it. */
