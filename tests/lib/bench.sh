@@ -232,7 +232,8 @@ bench_rnr() {
 		{ echo "bench_rnr: iperf3 to $addr failed: $out" >&2; na "$who" "$r" "rnr_$tag"; return; }
 	result "rnr_$tag" "$who" "$r" "$(($(sib_counter "${IBDEV[$srv]}" 1 rnr_naks) - n0))"
 	[ "$who" != ours ] ||
-		ip netns exec "$srv" ethtool -S "${IFACE[$srv]}" | grep -E 'cm_rx_pool_(buffers|grows)' | tr -s ' \n' ' ' >&2
+		echo "bench_rnr: ours' pool after the burst:" \
+			"$(ip netns exec "$srv" ethtool -S "${IFACE[$srv]}" | grep -E 'cm_rx_pool_(buffers|grows)' | tr -s ' \n' ' ')" >&2
 }
 
 # bench_rr TAG WHO ROUND SRV ADDR CLI: UDP ping-pong, one 64-byte request
