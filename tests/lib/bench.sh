@@ -207,6 +207,35 @@ bench_udp() {
 	result "udp64_$tag" "$who" "$r" "$pps"
 }
 
+# bench_rnr TAG WHO ROUND SRV ADDR CLI: RNR NAKs the server's HCA sent in
+# a one-second burst of 4 TCP streams to interfaces just brought down and
+# up (rnr_TAG), so that each driver starts from what it posts at up: ours
+# a shared receive pool of 64 buffers that grows on the SRQ limit event
+# (ipoib_cm_pool.c), the in-tree driver recv_queue_size at once.  An RNR
+# NAK stalls the sender for the RNR timer the responder gave.
+bench_rnr() {
+	local tag=$1 who=$2 r=$3 srv=$4 addr=$5 cli=$6 n0 out port=$((bench_port += 1)) h
+	[ "$4" != - ] || { na "$2" "$3" "rnr_$tag"; return; }
+	for h in "$cli ${IFACE[$cli]}" "$srv ${IFACE[$srv]}"; do
+		ip -n "${h% *}" link set "${h#* }" down
+	done
+	for h in "$cli ${IFACE[$cli]}" "$srv ${IFACE[$srv]}"; do
+		ip -n "${h% *}" link set "${h#* }" up
+		wait_carrier "${h% *}" "${h#* }"
+	done
+	# The connection comes back with the first packets, before the count.
+	ip netns exec "$cli" ping -c 2 -i 0.2 -W 2 "$addr" >/dev/null ||
+		echo "bench_rnr: $who: the ping after up failed" >&2
+	iperf_server "$srv" -B "$addr" -p "$port" || { na "$who" "$r" "rnr_$tag"; return; }
+	n0=$(sib_counter "${IBDEV[$srv]}" 1 rnr_naks)
+	out=$(ip netns exec "$cli" timeout 30 iperf3 -c "$addr" -p "$port" -t 1 -P 4 2>&1) ||
+		{ echo "bench_rnr: iperf3 to $addr failed: $out" >&2; na "$who" "$r" "rnr_$tag"; return; }
+	result "rnr_$tag" "$who" "$r" "$(($(sib_counter "${IBDEV[$srv]}" 1 rnr_naks) - n0))"
+	[ "$who" != ours ] ||
+		echo "bench_rnr: ours' pool after the burst:" \
+			"$(ip netns exec "$srv" ethtool -S "${IFACE[$srv]}" | grep -E 'cm_rx_pool_(buffers|grows)' | tr -s ' \n' ' ')" >&2
+}
+
 # bench_rr TAG WHO ROUND SRV ADDR CLI: UDP ping-pong, one 64-byte request
 # at a time, BENCH_RR of them (seconds, as a TCP run, not a tenth of one);
 # lat50_TAG and lat99_TAG in microseconds, and lat1k_TAG, the median of the
@@ -343,7 +372,7 @@ veth_pair() {
 # Sets SRV, ADDR and CLI by WHO (ours, intree): the client's namespace sends
 # to the server's address.  MODE (datagram, connected) and MTU may be given;
 # a driver that refuses them is left out of BENCH_WHO (its lines read n/a).
-declare -A SRV ADDR CLI
+declare -A SRV ADDR CLI IFACE IBDEV
 BENCH_WHO=
 bench_hosts() {
 	local mode=${1:-} mtu=${2:-} who drv d1 d2 net a b ok
@@ -375,6 +404,7 @@ bench_hosts() {
 			continue
 		fi
 		SRV[$who]=${who:0:1}2 ADDR[$who]=$net.2 CLI[$who]=${who:0:1}1
+		IFACE[${who:0:1}1]=$a IFACE[${who:0:1}2]=$b IBDEV[${who:0:1}1]=$d1 IBDEV[${who:0:1}2]=$d2
 		BENCH_WHO="$BENCH_WHO $who"
 		# The first packets resolve paths; keep that out of the figures.
 		ip netns exec "${who:0:1}1" ping -c 2 -i 0.2 -W 2 "$net.2" >/dev/null ||

@@ -4,7 +4,8 @@
 # Benchmark, connected mode (RC through ib_cm), MTU 65520: TCP with 1 and
 # 4 streams and its CPU cost, UDP request/response latency, one stream
 # again with completion events as interrupts; ours and the in-tree driver
-# in turn, then request/response on both at once.  A driver that refuses
+# in turn, then request/response on both at once, then RNR NAKs in a
+# burst to interfaces just brought up.  A driver that refuses
 # connected mode gets n/a.
 #
 #   o1 ours(sib0) ==RC== o2 ours(sib1)    i1 in-tree(sib2) ==RC== i2 in-tree(sib3)
@@ -25,5 +26,6 @@ for r in $(seq "$BENCH_ROUNDS"); do
 	step "round $r of $BENCH_ROUNDS"
 	bench_each "$r" cm bench_tcp bench_rr bench_tcp_irq
 	bench_rr_both cm "$r"
+	bench_each "$r" cm bench_rnr
 done
 pass

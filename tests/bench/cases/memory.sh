@@ -140,10 +140,14 @@ connections() {
 }
 
 # children64 WHO ROUND: 64 connected children of WHO's interface on
-# sib0 (or sib2), up; the kernel memory they took, in MiB.
+# sib0 (or sib2), up; the kernel memory they took, in MiB, and how many
+# such children the memory the kernel called available before them would
+# hold at that cost each (an estimate: making them until memory runs out
+# would take the VM's processes with it).
 children64() {
-	local who=$1 r=$2 p=${PA[$1]} k m0 m1 t=$SECONDS
+	local who=$1 r=$2 p=${PA[$1]} k m0 m1 avail t=$SECONDS
 	read -r m0 _ <<<"$(mem_kib)"
+	avail=$(awk '$1 == "MemAvailable:" { print $2 }' /proc/meminfo)
 	# Ours' children take the mode through sysfs: iproute2 knows no
 	# options for a link kind other than "ipoib".
 	for k in $(seq 64); do
@@ -165,9 +169,15 @@ children64() {
 		read -r m1 _ <<<"$(mem_kib)"
 		echo "$who: 64 connected children of $p up in $((SECONDS - t)) s: kernel memory $m0 -> $m1 KiB"
 		result mem_child64 "$who" "$r" $(((m1 - m0) / 1024))
+		if [ "$m1" -gt "$m0" ]; then
+			echo "$who: MemAvailable before them $avail KiB: $((avail * 64 / (m1 - m0))) such children"
+			result fit_children "$who" "$r" $((avail * 64 / (m1 - m0)))
+		else
+			na "$who" "$r" fit_children
+		fi
 	else
 		echo "$who: not all 64 children of $p connected with carrier: no figure"
-		na "$who" "$r" mem_child64
+		na "$who" "$r" mem_child64 fit_children
 	fi
 	for k in $(seq 64); do
 		echo "link del $p.c$k"
