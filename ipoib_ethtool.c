@@ -341,11 +341,19 @@ static int ipoib_moderate(struct ib_cq *cq, u16 frames, u16 usecs)
 static int ipoib_coalesce_apply(struct ipoib_dev *priv)
 {
 	const struct ipoib_coalesce *c = &priv->coal;
+	unsigned int q;
 	int ret;
 
 	ret = ipoib_moderate(priv->recv_cq, c->rx_frames, c->rx_usecs);
 	if (!ret)
 		ret = ipoib_moderate(priv->send_cq, c->tx_frames, c->tx_usecs);
+	/* The further send queues' CQs come and go with the data path. */
+	mutex_lock(&priv->state_lock);
+	for (q = 1; !ret && q < priv->dev->real_num_tx_queues; q++)
+		if (priv->sendqs[q - 1].cq)
+			ret = ipoib_moderate(priv->sendqs[q - 1].cq,
+					     c->tx_frames, c->tx_usecs);
+	mutex_unlock(&priv->state_lock);
 	if (ret)
 		netdev_warn(priv->dev, "setting CQ moderation failed: %d\n",
 			    ret);

@@ -247,6 +247,10 @@ int ipoib_sendq_create(struct ipoib_dev *priv, struct ipoib_sendq *sq,
 		return PTR_ERR(qp);
 	}
 	sq->qp = qp;
+	/* ethtool -C's, as on the UD QP's send CQ; not every HCA has it. */
+	if (priv->coal.tx_frames || priv->coal.tx_usecs)
+		rdma_set_cq_moderation(sq->cq, priv->coal.tx_frames,
+				       priv->coal.tx_usecs);
 	return qp_to_rts(priv, qp);
 }
 
