@@ -469,15 +469,18 @@ static int ipoib_set_ringparam(struct net_device *dev,
 }
 
 /*
- * ethtool -l/-L: TX queues only, each with a UD send QP of its own; the
- * one UD QP receives.  More than one needs IB_QP_CREATE_SOURCE_QPN, so
- * that all send as the QPN our link address gives (ipoib_verbs.c).
+ * ethtool -l/-L: TX queues, each with a UD send QP of its own, and the one
+ * RX queue, the UD QP's.  More than one TX queue needs
+ * IB_QP_CREATE_SOURCE_QPN, so that all send as the QPN our link address
+ * gives (ipoib_verbs.c).
  */
 static void ipoib_get_channels(struct net_device *dev,
 			       struct ethtool_channels *ch)
 {
 	struct ipoib_dev *priv = ipoib_priv(dev);
 
+	ch->max_rx = 1;
+	ch->rx_count = 1;
 	ch->max_tx = priv->hca_source_qpn ? dev->num_tx_queues : 1;
 	ch->tx_count = dev->real_num_tx_queues;
 }
@@ -488,7 +491,7 @@ static int ipoib_set_channels(struct net_device *dev,
 	struct ipoib_dev *priv = ipoib_priv(dev);
 
 	/* ethtool has checked the counts against the maximums. */
-	if (!ch->tx_count)
+	if (!ch->tx_count || ch->rx_count != 1)
 		return -EINVAL;
 	return ipoib_set_send_queues(priv, ch->tx_count, NULL);
 }
