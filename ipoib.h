@@ -90,10 +90,12 @@
 #define IPOIB_RX_COPYBREAK	256	/* packets up to this are copied */
 #define IPOIB_MIN_QUEUE		64	/* ring sizes, entries */
 #define IPOIB_MAX_QUEUE		8192
+#define IPOIB_MAX_SEND_QUEUES	8	/* netdev TX queues, UD send QPs */
 
 /* Module parameters and the SA client (ipoib_params.c). */
 extern unsigned int ipoib_sendq_size;
 extern unsigned int ipoib_recvq_size;
+extern unsigned int ipoib_send_queues;
 extern int ipoib_debug_level;
 extern int ipoib_mcast_debug_level;
 extern struct ib_sa_client ipoib_sa_client;
@@ -150,7 +152,8 @@ struct ipoib_ah {
 	struct kref ref;
 	struct list_head dead_link;
 	unsigned long rcu_cookie;
-	unsigned int drain_to;		/* tx_head when the grace period ended */
+	/* Each UD send ring's head when the grace period ended */
+	unsigned int drain_to[IPOIB_MAX_SEND_QUEUES];
 	bool draining;
 };
 
@@ -216,6 +219,18 @@ struct ipoib_rx_slot {
 	u64 mapping;			/* of the page, not of the buffer in it */
 };
 
+/*
+ * Sends are counted under their TX queue's lock, once.  Receives come from
+ * two NAPI polls, UD's and connected mode's, on any CPU: each CPU counts
+ * its own.
+ */
+struct ipoib_ring_stats {
+	struct u64_stats_sync syncp;
+	u64 packets;
+	u64 bytes;
+	u64 multicast;			/* receive side only */
+};
+
 /* An skb mapped for the HCA: the linear part, if any, then each fragment. */
 struct ipoib_tx_map {
 	unsigned int head_len;		/* mapped linear part, 0 if none */
@@ -230,15 +245,17 @@ struct ipoib_tx_slot {
 };
 
 /*
- * A send ring: the UD QP's, or a connection's (ipoib_tx.c has the rules).
- * head moves under the interface's transmit lock, tail in the completion
- * handler; both run on, so head - tail is what the HCA holds.
+ * A send ring: a UD send queue's, or a connection's (ipoib_tx.c has the
+ * rules).  head moves under its netdev TX queue's lock, tail in the
+ * completion handler; both run on, so head - tail is what the HCA holds.
  */
 struct ipoib_tx_ring {
 	struct ipoib_tx_slot *slots;
 	unsigned int size;		/* power of two */
 	unsigned int head;
 	unsigned int tail;
+	unsigned int txq;		/* the netdev TX queue that posts on it */
+	struct ipoib_ring_stats *stats;	/* NULL: the interface's tx_stats */
 };
 
 /*
@@ -286,13 +303,34 @@ static inline bool ipoib_tx_room(const struct ipoib_tx_ring *r)
 }
 
 /*
- * The UD data path's CQ handlers and NAPI poll (ipoib_ib.c), handed to
+ * A further UD send queue, for netdev TX queue txq >= 1 (send-side
+ * scaling): a QP of its own that sends with the interface's QPN
+ * (IB_QP_CREATE_SOURCE_QPN), its CQ, ring and NAPI.  It carries datagram
+ * mode's unicast to resolved neighbours; everything else goes through TX
+ * queue 0, the UD QP's own (ipoib_xmit.c).  The UD QP alone receives.
+ */
+struct ipoib_sendq {
+	struct ipoib_dev *priv;
+	struct ib_qp *qp;		/* NULL while the data path is down */
+	struct ib_cq *cq;
+	struct ipoib_tx_ring tx;
+	struct ipoib_ring_stats stats;
+	struct ib_ud_wr wr;
+	struct ib_sge sge[MAX_SKB_FRAGS + 1];
+	struct napi_struct napi;
+	struct ib_wc wcs[IPOIB_POLL_BATCH];	/* napi's owner's */
+};
+
+/*
+ * The UD data path's CQ handlers and NAPI polls (ipoib_ib.c), handed to
  * the verbs objects that call them (ipoib_verbs.c).
  */
 struct ipoib_ud_handlers {
 	ib_comp_handler rx_completion;
 	ib_comp_handler tx_completion;
+	ib_comp_handler sendq_completion;	/* ctx: the ipoib_sendq */
 	int (*poll)(struct napi_struct *napi, int budget);
+	int (*sendq_poll)(struct napi_struct *napi, int budget);
 };
 
 /* Counters beyond rtnl_link_stats64, reported by ethtool -S. */
@@ -372,18 +410,6 @@ enum ipoib_counter {
 	IPOIB_CNT_DEVICE_FATAL,
 	IPOIB_CNT_CM_QP_FATAL,		/* connections whose QP the HCA failed */
 	IPOIB_NR_COUNTERS
-};
-
-/*
- * Sends are counted under the transmit lock, once.  Receives come from
- * two NAPI polls, UD's and connected mode's, on any CPU: each CPU counts
- * its own.
- */
-struct ipoib_ring_stats {
-	struct u64_stats_sync syncp;
-	u64 packets;
-	u64 bytes;
-	u64 multicast;			/* receive side only */
 };
 
 /* Receive pages recycled through a page_pool (ipoib_rx_pages.c). */
@@ -483,6 +509,7 @@ struct ipoib_dev {
 	unsigned int rx_buf_size;	/* bytes of a UD receive buffer */
 	bool hca_csum;
 	bool hca_lso;
+	bool hca_source_qpn;		/* takes IB_QP_CREATE_SOURCE_QPN */
 	unsigned int max_send_sge;
 
 	/* Data path. */
@@ -490,7 +517,9 @@ struct ipoib_dev {
 	struct ib_wc poll_wcs[IPOIB_POLL_BATCH];	/* napi's owner's */
 	struct ipoib_rx_slot *rx_ring;
 	struct ipoib_rx_pages rx_pages;	/* what rx_ring's buffers are made of */
-	struct ipoib_tx_ring tx;	/* the UD QP's */
+	struct ipoib_tx_ring tx;	/* the UD QP's: TX queue 0 */
+	/* TX queues 1 and up, [txq - 1]: num_tx_queues - 1 of them */
+	struct ipoib_sendq *sendqs;
 	unsigned int rx_size;		/* power of two */
 	unsigned int tx_size;		/* power of two, as configured */
 	struct ib_sge tx_sge[MAX_SKB_FRAGS + 1];
@@ -532,6 +561,7 @@ struct ipoib_dev {
 	struct work_struct flush_normal;
 	struct work_struct flush_heavy;
 	struct work_struct tx_recover_task;
+	struct work_struct staged_task;	/* sends staged by TX queues >= 1 */
 	struct delayed_work hw_recover_task;	/* after a QP or CQ error */
 	unsigned long hw_errors;		/* IPOIB_HW_* to recover from */
 	struct delayed_work cm_fallback_task;	/* connected mode failed */
@@ -592,9 +622,23 @@ static inline void ipoib_neigh_touch(struct ipoib_neigh *neigh)
 }
 
 /* Inline: the send path asserts it twice a packet. */
+static inline void ipoib_assert_txq_locked(struct ipoib_dev *priv,
+					   unsigned int txq)
+{
+	lockdep_assert_held(&netdev_get_tx_queue(priv->dev, txq)->_xmit_lock);
+}
+
+/* TX queue 0's: the UD QP, connections, the slow paths. */
 static inline void ipoib_assert_tx_locked(struct ipoib_dev *priv)
 {
-	lockdep_assert_held(&netdev_get_tx_queue(priv->dev, 0)->_xmit_lock);
+	ipoib_assert_txq_locked(priv, 0);
+}
+
+/* The UD send ring of TX queue txq. */
+static inline struct ipoib_tx_ring *ipoib_ud_ring(struct ipoib_dev *priv,
+						  unsigned int txq)
+{
+	return txq ? &priv->sendqs[txq - 1].tx : &priv->tx;
 }
 
 static inline bool ipoib_is_child(const struct ipoib_dev *priv)

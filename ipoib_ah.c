@@ -50,17 +50,29 @@ void ipoib_ah_put(struct ipoib_ah *ah)
 		kref_put(&ah->ref, ah_release);
 }
 
-/* May this dead AH be destroyed now? */
+/*
+ * May this dead AH be destroyed now?  Every UD send queue may have posted
+ * with it: each ring's sends up to then must have completed.  The rings
+ * outlive their QPs (head and tail run on), so a queue brought down and
+ * up again in between is no exception.
+ */
 static bool ah_done(struct ipoib_dev *priv, struct ipoib_ah *ah)
 {
+	unsigned int q, nq = priv->dev->num_tx_queues;
+
 	lockdep_assert_held(&priv->ah_lock);
 	if (!ah->draining) {
 		if (!poll_state_synchronize_rcu(ah->rcu_cookie))
 			return false;
-		ah->drain_to = READ_ONCE(priv->tx.head);
+		for (q = 0; q < nq; q++)
+			ah->drain_to[q] = READ_ONCE(ipoib_ud_ring(priv, q)->head);
 		ah->draining = true;
 	}
-	return (int)(READ_ONCE(priv->tx.tail) - ah->drain_to) >= 0;
+	for (q = 0; q < nq; q++)
+		if ((int)(READ_ONCE(ipoib_ud_ring(priv, q)->tail) -
+			  ah->drain_to[q]) < 0)
+			return false;
+	return true;
 }
 
 void ipoib_ah_reap(struct work_struct *work)

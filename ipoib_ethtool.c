@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ethtool: driver and link information, statistics (-S), completion
- * moderation (-c/-C) and ring sizes (-g/-G).  Offloads (-k/-K) are plain
+ * moderation (-c/-C), ring sizes (-g/-G) and TX queues (-l/-L).  Offloads (-k/-K) are plain
  * netdev features and need nothing here.  ethtool calls in with rtnl held.
  */
 #include <linux/ethtool.h>
@@ -169,9 +169,14 @@ static const char *const ipoib_ring_stat_names[] = {
 #define IPOIB_NR_STATS	(ARRAY_SIZE(ipoib_link_stat_names) + \
 			 IPOIB_NR_COUNTERS + ARRAY_SIZE(ipoib_ring_stat_names))
 
+/* Then each TX queue's packets and bytes, as many as there are queues. */
+#define IPOIB_TXQ_STATS	2
+
 static int ipoib_get_sset_count(struct net_device *dev, int sset)
 {
-	return sset == ETH_SS_STATS ? IPOIB_NR_STATS : -EOPNOTSUPP;
+	if (sset != ETH_SS_STATS)
+		return -EOPNOTSUPP;
+	return IPOIB_NR_STATS + IPOIB_TXQ_STATS * dev->real_num_tx_queues;
 }
 
 static void ipoib_get_strings(struct net_device *dev, u32 sset, u8 *data)
@@ -189,6 +194,10 @@ static void ipoib_get_strings(struct net_device *dev, u32 sset, u8 *data)
 			ethtool_sprintf(&data, "counter_%u", i);
 	for (i = 0; i < ARRAY_SIZE(ipoib_ring_stat_names); i++)
 		ethtool_sprintf(&data, "%s", ipoib_ring_stat_names[i]);
+	for (i = 0; i < dev->real_num_tx_queues; i++) {
+		ethtool_sprintf(&data, "tx_queue_%u_packets", i);
+		ethtool_sprintf(&data, "tx_queue_%u_bytes", i);
+	}
 }
 
 /* Until the first open, the sizes the module parameters give. */
@@ -277,6 +286,11 @@ static void ipoib_get_ethtool_stats(struct net_device *dev,
 	*data++ = ipoib_tx_outstanding(&priv->tx);
 	*data++ = ipoib_rx_pages_new_all(priv);
 	ipoib_cm_pool_stats_of(priv, data);
+	data += IPOIB_CM_POOL_NR_STATS;
+	for (i = 0; i < dev->real_num_tx_queues; i++) {
+		ipoib_tx_queue_stats(priv, i, &data[0], &data[1]);
+		data += IPOIB_TXQ_STATS;
+	}
 }
 
 static int ipoib_get_coalesce(struct net_device *dev,
@@ -327,11 +341,19 @@ static int ipoib_moderate(struct ib_cq *cq, u16 frames, u16 usecs)
 static int ipoib_coalesce_apply(struct ipoib_dev *priv)
 {
 	const struct ipoib_coalesce *c = &priv->coal;
+	unsigned int q;
 	int ret;
 
 	ret = ipoib_moderate(priv->recv_cq, c->rx_frames, c->rx_usecs);
 	if (!ret)
 		ret = ipoib_moderate(priv->send_cq, c->tx_frames, c->tx_usecs);
+	/* The further send queues' CQs come and go with the data path. */
+	mutex_lock(&priv->state_lock);
+	for (q = 1; !ret && q < priv->dev->real_num_tx_queues; q++)
+		if (priv->sendqs[q - 1].cq)
+			ret = ipoib_moderate(priv->sendqs[q - 1].cq,
+					     c->tx_frames, c->tx_usecs);
+	mutex_unlock(&priv->state_lock);
 	if (ret)
 		netdev_warn(priv->dev, "setting CQ moderation failed: %d\n",
 			    ret);
@@ -446,6 +468,34 @@ static int ipoib_set_ringparam(struct net_device *dev,
 	return 0;
 }
 
+/*
+ * ethtool -l/-L: TX queues, each with a UD send QP of its own, and the one
+ * RX queue, the UD QP's.  More than one TX queue needs
+ * IB_QP_CREATE_SOURCE_QPN, so that all send as the QPN our link address
+ * gives (ipoib_verbs.c).
+ */
+static void ipoib_get_channels(struct net_device *dev,
+			       struct ethtool_channels *ch)
+{
+	struct ipoib_dev *priv = ipoib_priv(dev);
+
+	ch->max_rx = 1;
+	ch->rx_count = 1;
+	ch->max_tx = priv->hca_source_qpn ? dev->num_tx_queues : 1;
+	ch->tx_count = dev->real_num_tx_queues;
+}
+
+static int ipoib_set_channels(struct net_device *dev,
+			      struct ethtool_channels *ch)
+{
+	struct ipoib_dev *priv = ipoib_priv(dev);
+
+	/* ethtool has checked the counts against the maximums. */
+	if (!ch->tx_count || ch->rx_count != 1)
+		return -EINVAL;
+	return ipoib_set_send_queues(priv, ch->tx_count, NULL);
+}
+
 const struct ethtool_ops ipoib_ethtool_ops = {
 	.supported_coalesce_params = ETHTOOL_COALESCE_USECS |
 				     ETHTOOL_COALESCE_MAX_FRAMES,
@@ -460,4 +510,6 @@ const struct ethtool_ops ipoib_ethtool_ops = {
 	.set_coalesce		= ipoib_set_coalesce,
 	.get_ringparam		= ipoib_get_ringparam,
 	.set_ringparam		= ipoib_set_ringparam,
+	.get_channels		= ipoib_get_channels,
+	.set_channels		= ipoib_set_channels,
 };

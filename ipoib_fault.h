@@ -156,12 +156,14 @@ ipoib_fault_page_pool_create(const struct page_pool_params *params)
 #endif
 
 static __always_inline struct net_device *
-ipoib_fault_alloc_netdev(int sizeof_priv, const char *name,
-			 unsigned char name_assign_type,
-			 void (*setup)(struct net_device *))
+ipoib_fault_alloc_netdev_mqs(int sizeof_priv, const char *name,
+			     unsigned char name_assign_type,
+			     void (*setup)(struct net_device *),
+			     unsigned int txqs, unsigned int rxqs)
 {
 	return ipoib_fault_alloc("alloc_netdev", sizeof_priv) ? NULL :
-	       alloc_netdev(sizeof_priv, name, name_assign_type, setup);
+	       alloc_netdev_mqs(sizeof_priv, name, name_assign_type, setup,
+				txqs, rxqs);
 }
 
 static __always_inline int
@@ -350,9 +352,10 @@ ipoib_fault_ib_sa_path_rec_get(struct ib_sa_client *client,
 #undef page_pool_create
 #define page_pool_create(params) ipoib_fault_page_pool_create(params)
 #endif
-#undef alloc_netdev
-#define alloc_netdev(sizeof_priv, name, name_assign_type, setup) \
-	ipoib_fault_alloc_netdev(sizeof_priv, name, name_assign_type, setup)
+#define alloc_netdev_mqs(sizeof_priv, name, name_assign_type, setup, txqs, \
+			 rxqs)							\
+	ipoib_fault_alloc_netdev_mqs(sizeof_priv, name, name_assign_type,	\
+				     setup, txqs, rxqs)
 /* A type, not a value, for an argument: no function can take it. */
 #undef netdev_alloc_pcpu_stats
 #define netdev_alloc_pcpu_stats(type)					\

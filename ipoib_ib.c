@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The datagram data path: the receive and send rings of the UD QP, the
- * NAPI poll that reaps both completion queues, and the rings' own bring-up
- * and teardown.
+ * NAPI poll that reaps both completion queues, the further send queues
+ * (one QP, CQ, ring and NAPI each, for TX queues 1 and up), and the rings'
+ * own bring-up and teardown.
  *
  * A receive buffer is a page (two for a 4 KiB IB MTU) from the interface's
  * page pool: headroom, the GRH and the message, and room at the end for
@@ -173,11 +174,11 @@ static void handle_rx(struct ipoib_dev *priv, const struct ib_wc *wc,
 	rx_deliver(priv, skb, wc);
 }
 
-static void handle_tx(struct ipoib_dev *priv, const struct ib_wc *wc,
-		      int budget)
+static void handle_tx(struct ipoib_dev *priv, struct ipoib_tx_ring *ring,
+		      const struct ib_wc *wc, int budget)
 {
 	struct ipoib_tx_slot *slot =
-		&priv->tx.slots[wc->wr_id & (priv->tx.size - 1)];
+		&ring->slots[wc->wr_id & (ring->size - 1)];
 
 	if (unlikely(wc->status != IB_WC_SUCCESS &&
 		     wc->status != IB_WC_WR_FLUSH_ERR)) {
@@ -186,7 +187,7 @@ static void handle_tx(struct ipoib_dev *priv, const struct ib_wc *wc,
 		ipoib_count(priv, IPOIB_CNT_TX_ERRORS_WC);
 		atomic_long_inc(&priv->tx_errors);
 	}
-	ipoib_tx_release(priv, &priv->tx, slot, budget);
+	ipoib_tx_release(priv, ring, slot, budget);
 }
 
 /*
@@ -202,17 +203,35 @@ static struct ib_wc *poll_wcs(struct ipoib_dev *priv)
 	return priv->poll_wcs;
 }
 
-static void tx_reap(struct ipoib_dev *priv, int budget)
+static void reap_cq(struct ipoib_dev *priv, struct ib_cq *cq,
+		    struct ipoib_tx_ring *ring, struct ib_wc *wcs, int budget)
 {
-	struct ib_wc *wcs = poll_wcs(priv);
 	int n, i;
 
 	do {
-		n = ib_poll_cq(priv->send_cq, IPOIB_POLL_BATCH, wcs);
+		n = ib_poll_cq(cq, IPOIB_POLL_BATCH, wcs);
 		for (i = 0; i < n; i++)
-			handle_tx(priv, &wcs[i], budget);
+			handle_tx(priv, ring, &wcs[i], budget);
 	} while (n == IPOIB_POLL_BATCH);
-	ipoib_tx_ud_reaped(priv);
+	ipoib_tx_ud_reaped(priv, ring);
+}
+
+static void tx_reap(struct ipoib_dev *priv, int budget)
+{
+	reap_cq(priv, priv->send_cq, &priv->tx, poll_wcs(priv), budget);
+}
+
+/* A further send queue's completions: its NAPI's, on its CQ's CPU. */
+static int sendq_poll(struct napi_struct *napi, int budget)
+{
+	struct ipoib_sendq *sq = container_of(napi, struct ipoib_sendq, napi);
+
+	reap_cq(sq->priv, sq->cq, &sq->tx, sq->wcs, budget);
+	if (napi_complete_done(napi, 0) &&
+	    ib_req_notify_cq(sq->cq, IB_CQ_NEXT_COMP |
+			     IB_CQ_REPORT_MISSED_EVENTS) > 0)
+		napi_schedule(napi);
+	return 0;
 }
 
 static int ipoib_poll(struct napi_struct *napi, int budget)
@@ -260,15 +279,25 @@ static void ipoib_tx_completion(struct ib_cq *cq, void *ctx)
 	napi_schedule(&priv->napi);
 }
 
+static void sendq_completion(struct ib_cq *cq, void *ctx)
+{
+	struct ipoib_sendq *sq = ctx;
+
+	napi_schedule(&sq->napi);
+}
+
 /* For the verbs objects (ipoib_verbs.c): ipoib_netdev.c hands them down. */
 const struct ipoib_ud_handlers ipoib_ud_handlers = {
 	.rx_completion = ipoib_rx_completion,
 	.tx_completion = ipoib_tx_completion,
+	.sendq_completion = sendq_completion,
 	.poll = ipoib_poll,
+	.sendq_poll = sendq_poll,
 };
 
 /* Returns the LSO header length, 0 for a plain send, <0 to drop. */
-static int tx_prepare_lso(struct ipoib_dev *priv, struct sk_buff *skb)
+static int tx_prepare_lso(struct ipoib_dev *priv, struct ib_ud_wr *wr,
+			  struct sk_buff *skb)
 {
 	unsigned int hlen;
 
@@ -277,10 +306,10 @@ static int tx_prepare_lso(struct ipoib_dev *priv, struct sk_buff *skb)
 	hlen = skb_tcp_all_headers(skb);
 	if (unlikely(hlen > skb_headlen(skb)))
 		return -EINVAL;
-	priv->tx_wr.wr.opcode = IB_WR_LSO;
-	priv->tx_wr.header = skb->data;
-	priv->tx_wr.hlen = hlen;
-	priv->tx_wr.mss = skb_shinfo(skb)->gso_size;
+	wr->wr.opcode = IB_WR_LSO;
+	wr->header = skb->data;
+	wr->hlen = hlen;
+	wr->mss = skb_shinfo(skb)->gso_size;
 	ipoib_count(priv, IPOIB_CNT_TX_LSO);
 	return hlen;
 }
@@ -300,13 +329,15 @@ static unsigned int ud_limit(const struct ipoib_dev *priv, u32 qpn)
 }
 
 /*
- * Post one packet (IPoIB header at skb->data) on the UD QP.  Called under
- * the transmit lock; consumes the skb whatever happens.
+ * Post one packet (IPoIB header at skb->data) on a UD send queue: its QP,
+ * ring, and work request and SGEs.  Called under the ring's TX queue lock;
+ * consumes the skb whatever happens.
  */
-int ipoib_ud_send(struct ipoib_dev *priv, struct sk_buff *skb,
-		  struct ipoib_ah *ah, u32 qpn)
+static int ud_post(struct ipoib_dev *priv, struct ib_qp *qp,
+		   struct ipoib_tx_ring *ring, struct ib_ud_wr *wr,
+		   struct ib_sge *sge, struct sk_buff *skb,
+		   struct ipoib_ah *ah, u32 qpn)
 {
-	struct ib_ud_wr *wr = &priv->tx_wr;
 	struct ipoib_tx_slot *slot;
 	unsigned int len = skb->len;
 	unsigned int limit;
@@ -321,20 +352,20 @@ int ipoib_ud_send(struct ipoib_dev *priv, struct sk_buff *skb,
 		ipoib_too_big(priv, skb, limit);
 		return -EMSGSIZE;
 	}
-	slot = ipoib_tx_claim(priv, &priv->tx, skb);
+	slot = ipoib_tx_claim(priv, ring, skb);
 	if (unlikely(!slot))
 		return -ENOBUFS;
 	wr->wr.opcode = IB_WR_SEND;
-	hlen = tx_prepare_lso(priv, skb);
+	hlen = tx_prepare_lso(priv, wr, skb);
 	if (unlikely(hlen < 0)) {
 		ipoib_tx_drop(priv, skb, IPOIB_CNT_TX_DROP_TOO_BIG);
 		return hlen;
 	}
-	n = ipoib_tx_load(priv, slot, skb, hlen, priv->tx_sge);
+	n = ipoib_tx_load(priv, slot, skb, hlen, sge);
 	if (unlikely(n < 0))
 		return n;
 	wr->wr.num_sge = n;
-	wr->wr.wr_id = priv->tx.head;
+	wr->wr.wr_id = ring->head;
 	wr->wr.send_flags = IB_SEND_SIGNALED;
 	if (skb->ip_summed == CHECKSUM_PARTIAL) {
 		wr->wr.send_flags |= IB_SEND_IP_CSUM;
@@ -344,11 +375,28 @@ int ipoib_ud_send(struct ipoib_dev *priv, struct sk_buff *skb,
 	wr->remote_qpn = qpn;
 	wr->remote_qkey = priv->qkey;
 
-	ret = ipoib_tx_posted(priv, &priv->tx, slot, len,
-			      ib_post_send(priv->qp, &wr->wr, NULL));
+	ret = ipoib_tx_posted(priv, ring, slot, len,
+			      ib_post_send(qp, &wr->wr, NULL));
 	if (!ret)
-		ipoib_tx_ud_posted(priv);
+		ipoib_tx_ud_posted(priv, ring);
 	return ret;
+}
+
+/* On the UD QP, under the transmit lock (TX queue 0's). */
+int ipoib_ud_send(struct ipoib_dev *priv, struct sk_buff *skb,
+		  struct ipoib_ah *ah, u32 qpn)
+{
+	return ud_post(priv, priv->qp, &priv->tx, &priv->tx_wr, priv->tx_sge,
+		       skb, ah, qpn);
+}
+
+/* On TX queue txq's own send queue (txq >= 1), under that queue's lock. */
+int ipoib_sendq_send(struct ipoib_dev *priv, unsigned int txq,
+		     struct sk_buff *skb, struct ipoib_ah *ah, u32 qpn)
+{
+	struct ipoib_sendq *sq = &priv->sendqs[txq - 1];
+
+	return ud_post(priv, sq->qp, &sq->tx, &sq->wr, sq->sge, skb, ah, qpn);
 }
 
 static void free_rings(struct ipoib_dev *priv)
@@ -444,6 +492,84 @@ static void drain_rings(struct ipoib_dev *priv)
 	ipoib_tx_ring_discard(priv, &priv->tx);
 }
 
+/* NAPI off, the QP in error: reap what came back, say what is still out. */
+static unsigned int sendq_left(void *ctx)
+{
+	struct ipoib_sendq *sq = ctx;
+
+	local_bh_disable();
+	reap_cq(sq->priv, sq->cq, &sq->tx, sq->wcs, 0);
+	local_bh_enable();
+	return ipoib_tx_outstanding(&sq->tx);
+}
+
+static void sendq_down(struct ipoib_dev *priv, struct ipoib_sendq *sq)
+{
+	napi_disable(&sq->napi);
+	netif_napi_del(&sq->napi);
+	ipoib_sendq_to_error(sq);
+	if (test_bit(IPOIB_CQ_DEAD, &priv->flags))
+		sendq_left(sq);
+	else if (ipoib_rx_drain(sendq_left, sq))
+		netdev_warn(priv->dev, "%u sends never completed; freeing them\n",
+			    ipoib_tx_outstanding(&sq->tx));
+	ipoib_tx_ring_discard(priv, &sq->tx);
+	ipoib_sendq_destroy(sq);
+	ipoib_tx_ring_free(&sq->tx);
+}
+
+/* TX queue txq's send queue, sized as the UD QP's, ready to post on. */
+static int sendq_up(struct ipoib_dev *priv, unsigned int txq)
+{
+	struct ipoib_sendq *sq = &priv->sendqs[txq - 1];
+	unsigned int i;
+	int ret;
+
+	sq->tx.txq = txq;
+	sq->tx.stats = &sq->stats;
+	ret = ipoib_tx_ring_init(&sq->tx, priv->tx_size, GFP_KERNEL);
+	if (ret)
+		return ret;
+	ret = ipoib_sendq_create(priv, sq, txq, &ipoib_ud_handlers);
+	if (ret) {
+		ipoib_sendq_destroy(sq);
+		ipoib_tx_ring_free(&sq->tx);
+		return ret;
+	}
+	for (i = 0; i < ARRAY_SIZE(sq->sge); i++)
+		sq->sge[i].lkey = priv->pd->local_dma_lkey;
+	sq->wr.wr.sg_list = sq->sge;
+	netif_napi_add_tx(priv->dev, &sq->napi, sendq_poll);
+	napi_enable(&sq->napi);
+	ib_req_notify_cq(sq->cq, IB_CQ_NEXT_COMP);
+	return 0;
+}
+
+/* The further send queues, as many as the netdev has TX queues. */
+static int sendqs_up(struct ipoib_dev *priv)
+{
+	unsigned int txq;
+	int ret;
+
+	for (txq = 1; txq < priv->dev->real_num_tx_queues; txq++) {
+		ret = sendq_up(priv, txq);
+		if (ret) {
+			while (--txq)
+				sendq_down(priv, &priv->sendqs[txq - 1]);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+static void sendqs_down(struct ipoib_dev *priv)
+{
+	unsigned int txq;
+
+	for (txq = 1; txq < priv->dev->real_num_tx_queues; txq++)
+		sendq_down(priv, &priv->sendqs[txq - 1]);
+}
+
 /*
  * Rings and QP up, NAPI on: the UD data path can carry packets once this
  * returns 0.  The caller (ipoib_state.c) decides everything around it and
@@ -464,6 +590,12 @@ int ipoib_rings_up(struct ipoib_dev *priv)
 	ret = rx_fill_ring(priv);
 	if (ret) {
 		netdev_warn(priv->dev, "could not fill the receive ring: %d\n",
+			    ret);
+		goto err_qp;
+	}
+	ret = sendqs_up(priv);
+	if (ret) {
+		netdev_warn(priv->dev, "could not make the send queues: %d\n",
 			    ret);
 		goto err_qp;
 	}
@@ -494,4 +626,5 @@ void ipoib_rings_down(struct ipoib_dev *priv)
 	drain_rings(priv);
 	ipoib_qp_reset(priv);
 	free_rings(priv);
+	sendqs_down(priv);
 }

@@ -45,9 +45,24 @@ bool ipoib_is_our_netdev(const struct net_device *dev)
 	return dev->header_ops == &ipoib_header_ops;
 }
 
+/* What TX queue q sent: the UD QP's and connections' for queue 0. */
+void ipoib_tx_queue_stats(struct ipoib_dev *priv, unsigned int q,
+			  u64 *packets, u64 *bytes)
+{
+	const struct ipoib_ring_stats *st = q ? &priv->sendqs[q - 1].stats :
+						&priv->tx_stats;
+	unsigned int start;
+
+	do {
+		start = u64_stats_fetch_begin(&st->syncp);
+		*packets = st->packets;
+		*bytes = st->bytes;
+	} while (u64_stats_fetch_retry(&st->syncp, start));
+}
+
 void ipoib_stats_fold(struct ipoib_dev *priv, struct rtnl_link_stats64 *s)
 {
-	unsigned int start;
+	unsigned int start, q;
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
@@ -64,11 +79,13 @@ void ipoib_stats_fold(struct ipoib_dev *priv, struct rtnl_link_stats64 *s)
 		s->rx_bytes += bytes;
 		s->multicast += multicast;
 	}
-	do {
-		start = u64_stats_fetch_begin(&priv->tx_stats.syncp);
-		s->tx_packets = priv->tx_stats.packets;
-		s->tx_bytes = priv->tx_stats.bytes;
-	} while (u64_stats_fetch_retry(&priv->tx_stats.syncp, start));
+	for (q = 0; q < priv->dev->num_tx_queues; q++) {
+		u64 packets, bytes;
+
+		ipoib_tx_queue_stats(priv, q, &packets, &bytes);
+		s->tx_packets += packets;
+		s->tx_bytes += bytes;
+	}
 	s->rx_dropped = atomic_long_read(&priv->rx_dropped);
 	s->tx_dropped = atomic_long_read(&priv->tx_dropped);
 	s->rx_errors = atomic_long_read(&priv->rx_errors);

@@ -11,6 +11,8 @@
 /* ipoib_link.c */
 extern const struct header_ops ipoib_header_ops;
 bool ipoib_is_our_netdev(const struct net_device *dev);
+void ipoib_tx_queue_stats(struct ipoib_dev *priv, unsigned int q,
+			  u64 *packets, u64 *bytes);
 void ipoib_stats_fold(struct ipoib_dev *priv, struct rtnl_link_stats64 *s);
 int ipoib_set_umcast(struct ipoib_dev *priv, bool on);
 unsigned int ipoib_mode_max_mtu(const struct ipoib_dev *priv);

@@ -171,6 +171,12 @@ static int __init ipoib_init_module(void)
 	ret = check_queue_param("recv_queue_size", &ipoib_recvq_size);
 	if (ret)
 		return ret;
+	if (ipoib_send_queues < 1 ||
+	    ipoib_send_queues > IPOIB_MAX_SEND_QUEUES) {
+		pr_err(DRV_NAME ": send_queues=%u out of range 1-%u\n",
+		       ipoib_send_queues, IPOIB_MAX_SEND_QUEUES);
+		return -EINVAL;
+	}
 	ret = ipoib_cm_check_params();
 	if (ret)
 		return ret;

@@ -32,8 +32,9 @@ static void ipoib_tx_timeout(struct net_device *dev, unsigned int txqueue)
 {
 	struct ipoib_dev *priv = ipoib_priv(dev);
 
-	netdev_warn(dev, "transmit timed out with %u sends outstanding; resetting the data path\n",
-		    ipoib_tx_outstanding(&priv->tx));
+	netdev_warn(dev, "transmit queue %u timed out with %u sends outstanding; resetting the data path\n",
+		    txqueue,
+		    ipoib_tx_outstanding(ipoib_ud_ring(priv, txqueue)));
 	ipoib_count(priv, IPOIB_CNT_TX_TIMEOUTS);
 	queue_work(priv->wq, &priv->tx_recover_task);
 }
@@ -105,6 +106,38 @@ static void set_features(struct ipoib_dev *priv)
 	dev->features |= hw;
 }
 
+/*
+ * TX queues 1 and up, each a send queue of its own.  Their rings outlive
+ * the QPs: the array lives as long as the netdev.
+ */
+static int sendqs_init(struct ipoib_dev *priv)
+{
+	unsigned int i, n = priv->dev->num_tx_queues - 1;
+
+	if (!n)
+		return 0;
+	priv->sendqs = kcalloc(n, sizeof(*priv->sendqs), GFP_KERNEL);
+	if (!priv->sendqs)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		priv->sendqs[i].priv = priv;
+		u64_stats_init(&priv->sendqs[i].stats.syncp);
+	}
+	return 0;
+}
+
+/* As many TX queues as send_queues asks, if the HCA can, CPUs and XPS. */
+static void set_send_queues(struct ipoib_dev *priv)
+{
+	struct net_device *dev = priv->dev;
+	unsigned int n = 1;
+
+	if (priv->hca_source_qpn)
+		n = min(ipoib_send_queues, dev->num_tx_queues);
+	netif_set_real_num_tx_queues(dev, n);
+	ipoib_set_xps(priv);
+}
+
 static int ipoib_init(struct net_device *dev)
 {
 	struct ipoib_dev *priv = ipoib_priv(dev);
@@ -114,6 +147,9 @@ static int ipoib_init(struct net_device *dev)
 	priv->rx_stats = netdev_alloc_pcpu_stats(struct ipoib_ring_stats);
 	if (!priv->rx_stats)
 		return -ENOMEM;
+	ret = sendqs_init(priv);
+	if (ret)
+		goto err_stats;
 	ret = -ENOMEM;
 	priv->wq = alloc_ordered_workqueue("%s", WQ_MEM_RECLAIM, dev->name);
 	if (!priv->wq)
@@ -144,6 +180,7 @@ static int ipoib_init(struct net_device *dev)
 	ipoib_set_dev_addr(priv);
 	ipoib_broadcast_addr(dev->broadcast, priv->pkey, IPOIB_SCOPE_LINK);
 	set_features(priv);
+	set_send_queues(priv);
 	netif_carrier_off(dev);
 	ipoib_debugfs_add(priv);
 	return 0;
@@ -157,6 +194,8 @@ err_neigh:
 err_wq:
 	destroy_workqueue(priv->wq);
 err_stats:
+	kfree(priv->sendqs);
+	priv->sendqs = NULL;
 	free_percpu(priv->rx_stats);
 	priv->rx_stats = NULL;
 	return ret;
@@ -165,6 +204,7 @@ err_stats:
 /* After the last reader: the stats outlive ndo_uninit. */
 static void ipoib_destructor(struct net_device *dev)
 {
+	kfree(ipoib_priv(dev)->sendqs);
 	free_percpu(ipoib_priv(dev)->rx_stats);
 }
 
@@ -185,6 +225,7 @@ static void ipoib_uninit(struct net_device *dev)
 	cancel_delayed_work_sync(&priv->hw_recover_task);
 	cancel_delayed_work_sync(&priv->cm_fallback_task);
 	cancel_delayed_work_sync(&priv->up_retry_task);
+	cancel_work_sync(&priv->staged_task);
 	ipoib_staged_drop(priv);
 	ipoib_too_big_flush(priv);
 	cancel_delayed_work_sync(&priv->link_task);
@@ -205,6 +246,7 @@ static const struct net_device_ops ipoib_netdev_ops = {
 	.ndo_open = ipoib_open,
 	.ndo_stop = ipoib_stop,
 	.ndo_start_xmit = ipoib_start_xmit,
+	.ndo_select_queue = ipoib_select_queue,
 	.ndo_tx_timeout = ipoib_tx_timeout,
 	.ndo_get_stats64 = ipoib_get_stats64,
 	.ndo_change_mtu = ipoib_change_mtu,
@@ -248,6 +290,7 @@ void ipoib_setup(struct net_device *dev)
 	INIT_DELAYED_WORK(&priv->cm_fallback_task, ipoib_cm_fallback_task);
 	INIT_DELAYED_WORK(&priv->up_retry_task, ipoib_up_retry_task);
 	skb_queue_head_init(&priv->staged);
+	INIT_WORK(&priv->staged_task, ipoib_staged_task);
 	priv->xmit_staged = ipoib_xmit_staged;
 	priv->check_sender_lid = ipoib_path_check_lid;
 	skb_queue_head_init(&priv->too_big);
@@ -282,8 +325,11 @@ struct net_device *ipoib_create_netdev(struct ib_device *ca, u32 port,
 	struct net_device *dev;
 	struct ipoib_dev *priv;
 
-	dev = alloc_netdev(sizeof(struct ipoib_dev), name, NET_NAME_UNKNOWN,
-			   ipoib_setup);
+	/* As many TX queues as send_queues may ever ask: ethtool -L picks. */
+	dev = alloc_netdev_mqs(sizeof(struct ipoib_dev), name,
+			       NET_NAME_UNKNOWN, ipoib_setup,
+			       min_t(unsigned int, num_possible_cpus(),
+				     IPOIB_MAX_SEND_QUEUES), 1);
 	if (!dev)
 		return NULL;
 	priv = ipoib_priv(dev);

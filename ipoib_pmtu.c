@@ -32,14 +32,13 @@ static struct too_big_cb *too_big_cb(struct sk_buff *skb)
 }
 
 /*
- * Under the transmit lock: skb (IPoIB header at skb->data) is bigger than
+ * Under a TX queue's lock: skb (IPoIB header at skb->data) is bigger than
  * mtu, the IPoIB payload its destination takes.  It is dropped, counted,
  * and its sender is told later.  Consumes the skb.
  */
 void ipoib_too_big(struct ipoib_dev *priv, struct sk_buff *skb,
 		   unsigned int mtu)
 {
-	ipoib_assert_tx_locked(priv);
 	ipoib_count(priv, IPOIB_CNT_TX_DROP_TOO_BIG);
 	atomic_long_inc(&priv->tx_dropped);
 	if ((skb->protocol != htons(ETH_P_IP) &&

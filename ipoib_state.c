@@ -44,7 +44,7 @@ static int ipoib_up(struct ipoib_dev *priv)
 	if (ipoib_cm_up(priv))
 		queue_delayed_work(priv->wq, &priv->cm_fallback_task, 0);
 	ipoib_mcast_start(priv);
-	netif_wake_queue(priv->dev);
+	netif_tx_wake_all_queues(priv->dev);
 	return 0;
 }
 
@@ -222,6 +222,61 @@ int ipoib_resize_rings(struct ipoib_dev *priv, unsigned int rx,
 		NL_SET_ERR_MSG(extack, "the HCA refused queues of that size");
 	else
 		ipoib_update_dev_addr(priv);
+	if (open)
+		up_or_retry(priv);
+	mutex_unlock(&priv->state_lock);
+	return ret;
+}
+
+/*
+ * XPS: CPU c sends on TX queue c modulo their number, so that CPUs share
+ * a queue, and its lock, only when there are fewer queues than CPUs.
+ */
+void ipoib_set_xps(struct ipoib_dev *priv)
+{
+	unsigned int q, n = priv->dev->real_num_tx_queues;
+	cpumask_var_t mask;
+	int cpu;
+
+	if (n < 2 || !zalloc_cpumask_var(&mask, GFP_KERNEL))
+		return;
+	for (q = 0; q < n; q++) {
+		cpumask_clear(mask);
+		for_each_possible_cpu(cpu)
+			if (cpu % n == q)
+				cpumask_set_cpu(cpu, mask);
+		netif_set_xps_queue(priv->dev, mask, q);
+	}
+	free_cpumask_var(mask);
+}
+
+/*
+ * ethtool -L tx N, rtnl held: the data path goes down, each further TX
+ * queue comes back with a send queue of its own.  The QPN stays.
+ */
+int ipoib_set_send_queues(struct ipoib_dev *priv, unsigned int n,
+			  struct netlink_ext_ack *extack)
+{
+	struct net_device *dev = priv->dev;
+	bool open;
+	int ret;
+
+	ASSERT_RTNL();
+	if (n > 1 && !priv->hca_source_qpn) {
+		NL_SET_ERR_MSG(extack, "the HCA takes no IB_QP_CREATE_SOURCE_QPN");
+		return -EOPNOTSUPP;
+	}
+	if (n == dev->real_num_tx_queues)
+		return 0;
+	mutex_lock(&priv->state_lock);
+	open = test_bit(IPOIB_OPEN, &priv->flags);
+	if (open)
+		ipoib_down(priv);
+	ret = netif_set_real_num_tx_queues(dev, n);
+	if (ret)
+		NL_SET_ERR_MSG(extack, "the stack refused that many TX queues");
+	else
+		ipoib_set_xps(priv);
 	if (open)
 		up_or_retry(priv);
 	mutex_unlock(&priv->state_lock);

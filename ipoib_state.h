@@ -14,6 +14,9 @@ int ipoib_stop(struct net_device *dev);
 void ipoib_restart(struct ipoib_dev *priv);
 int ipoib_resize_rings(struct ipoib_dev *priv, unsigned int rx,
 		       unsigned int tx, struct netlink_ext_ack *extack);
+void ipoib_set_xps(struct ipoib_dev *priv);
+int ipoib_set_send_queues(struct ipoib_dev *priv, unsigned int n,
+			  struct netlink_ext_ack *extack);
 int ipoib_set_mode(struct ipoib_dev *priv, bool connected,
 		   struct netlink_ext_ack *extack);
 void ipoib_cm_fallback_task(struct work_struct *work);

@@ -3,12 +3,14 @@
  * Send rings, the UD QP's and every connection's, and the rules that keep
  * them whole:
  *
- * - A ring's head moves only under the interface's transmit lock (one TX
- *   queue): ndo_start_xmit holds it, and so does a connection's completion
- *   handler when it posts what waited in the connection's backlog.
+ * - A ring's head moves only under its netdev TX queue's lock: the UD QP's
+ *   ring and every connection's under TX queue 0's (the transmit lock), a
+ *   further UD send queue's under its own.  ndo_start_xmit holds it, and so
+ *   does a connection's completion handler when it posts what waited in
+ *   the connection's backlog.
  * - A slot is taken only after a room check (ipoib_tx_claim); completions
  *   come in posting order and free the slot at the tail.
- * - Only the UD ring stops and wakes the interface's queue.  A connection
+ * - Only the UD rings stop and wake their TX queues.  A connection
  *   whose ring is full keeps further packets in its own short backlog and
  *   drops beyond it (ipoib_cm_tx.c), so a slow or stalled peer holds back
  *   only its own traffic.
@@ -153,7 +155,7 @@ struct ipoib_tx_slot *ipoib_tx_claim(struct ipoib_dev *priv,
 {
 	struct ipoib_tx_slot *slot = slot_at(ring, ring->head);
 
-	ipoib_assert_tx_locked(priv);
+	ipoib_assert_txq_locked(priv, ring->txq);
 	if (WARN_ON_ONCE(!ipoib_tx_room(ring) || slot->skb)) {
 		ipoib_tx_drop(priv, skb, IPOIB_CNT_TX_DROP_RING_FULL);
 		return NULL;
@@ -187,6 +189,8 @@ int ipoib_tx_load(struct ipoib_dev *priv, struct ipoib_tx_slot *slot,
 int ipoib_tx_posted(struct ipoib_dev *priv, struct ipoib_tx_ring *ring,
 		    struct ipoib_tx_slot *slot, unsigned int len, int ret)
 {
+	struct ipoib_ring_stats *stats;
+
 	if (unlikely(ret)) {
 		netdev_warn_once(priv->dev, "posting a send failed: %d\n", ret);
 		tx_unmap(priv, slot->skb, &slot->map);
@@ -194,10 +198,11 @@ int ipoib_tx_posted(struct ipoib_dev *priv, struct ipoib_tx_ring *ring,
 		slot->skb = NULL;
 		return ret;
 	}
-	u64_stats_update_begin(&priv->tx_stats.syncp);
-	priv->tx_stats.packets++;
-	priv->tx_stats.bytes += len;
-	u64_stats_update_end(&priv->tx_stats.syncp);
+	stats = ring->stats ?: &priv->tx_stats;
+	u64_stats_update_begin(&stats->syncp);
+	stats->packets++;
+	stats->bytes += len;
+	u64_stats_update_end(&stats->syncp);
 	WRITE_ONCE(ring->head, ring->head + 1);
 	return 0;
 }
@@ -216,27 +221,34 @@ void ipoib_tx_release(struct ipoib_dev *priv, struct ipoib_tx_ring *ring,
 	WRITE_ONCE(ring->tail, ring->tail + 1);
 }
 
-/* After a UD post: a full ring stops the interface's queue. */
-void ipoib_tx_ud_posted(struct ipoib_dev *priv)
+/* After a UD post: a full ring stops its TX queue. */
+void ipoib_tx_ud_posted(struct ipoib_dev *priv, struct ipoib_tx_ring *ring)
 {
-	if (likely(ipoib_tx_room(&priv->tx)))
+	struct netdev_queue *txq;
+
+	if (likely(ipoib_tx_room(ring)))
 		return;
-	netif_stop_queue(priv->dev);
+	txq = netdev_get_tx_queue(priv->dev, ring->txq);
+	netif_tx_stop_queue(txq);
 	/* Pairs with the barrier in ipoib_tx_ud_reaped(). */
 	smp_mb();
-	if (ipoib_tx_room(&priv->tx))
-		netif_wake_queue(priv->dev);
+	if (ipoib_tx_room(ring))
+		netif_tx_wake_queue(txq);
 }
 
-/* After UD completions: half the ring free wakes the queue again. */
-void ipoib_tx_ud_reaped(struct ipoib_dev *priv)
+/* After UD completions: half the ring free wakes its TX queue again. */
+void ipoib_tx_ud_reaped(struct ipoib_dev *priv, struct ipoib_tx_ring *ring)
 {
+	struct netdev_queue *txq = netdev_get_tx_queue(priv->dev, ring->txq);
+
 	/* Pairs with the barrier in ipoib_tx_ud_posted(). */
 	smp_mb();
-	if (unlikely(netif_queue_stopped(priv->dev)) &&
-	    ipoib_tx_outstanding(&priv->tx) <= priv->tx.size / 2 &&
+	if (unlikely(netif_tx_queue_stopped(txq)) &&
+	    ipoib_tx_outstanding(ring) <= ring->size / 2 &&
 	    test_bit(IPOIB_QP_READY, &priv->flags)) {
-		netif_wake_queue(priv->dev);
+		netif_tx_wake_queue(txq);
+		if (ring->txq)
+			return;
 		/*
 		 * Nothing may come behind what waited: send it now, unless
 		 * netpoll polls with interrupts off (the drain enables bottom
@@ -278,6 +290,17 @@ void ipoib_send_staged(struct ipoib_dev *priv, struct sk_buff_head *ready)
 	priv->xmit_staged(priv);
 	__netif_tx_unlock(txq);
 	local_bh_enable();
+}
+
+/*
+ * A further TX queue found a packet it cannot send (its neighbour went,
+ * the mode changed): staged, it goes out through TX queue 0 from here, as
+ * that queue's lock may not be taken under another's.
+ */
+void ipoib_staged_task(struct work_struct *work)
+{
+	ipoib_send_staged(container_of(work, struct ipoib_dev, staged_task),
+			  NULL);
 }
 
 /* The data path went down: what was staged will not go. */

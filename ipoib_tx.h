@@ -22,12 +22,13 @@ int ipoib_tx_posted(struct ipoib_dev *priv, struct ipoib_tx_ring *ring,
 		    struct ipoib_tx_slot *slot, unsigned int len, int ret);
 void ipoib_tx_release(struct ipoib_dev *priv, struct ipoib_tx_ring *ring,
 		      struct ipoib_tx_slot *slot, int budget);
-void ipoib_tx_ud_posted(struct ipoib_dev *priv);
-void ipoib_tx_ud_reaped(struct ipoib_dev *priv);
+void ipoib_tx_ud_posted(struct ipoib_dev *priv, struct ipoib_tx_ring *ring);
+void ipoib_tx_ud_reaped(struct ipoib_dev *priv, struct ipoib_tx_ring *ring);
 void ipoib_tx_drop(struct ipoib_dev *priv, struct sk_buff *skb,
 		   enum ipoib_counter why);
 void ipoib_stage(struct ipoib_dev *priv, struct sk_buff_head *ready);
 void ipoib_send_staged(struct ipoib_dev *priv, struct sk_buff_head *ready);
+void ipoib_staged_task(struct work_struct *work);
 void ipoib_staged_drop(struct ipoib_dev *priv);
 
 #endif /* IPOIB_TX_H */

@@ -1,7 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Verbs objects of an interface: PD, the two CQs and the UD QP, its state
- * changes, and multicast attachment.
+ * changes, and multicast attachment; the further send queues' QPs and CQs.
+ *
+ * The source QPN of what we send.  Peers learn our QPN from our link
+ * address (ARP, ND: RFC 4391 9.1.1, the 20-byte address carries the QPN
+ * of the UD QP that receives for the interface), and RFC 4755 3.1 adds
+ * that an IPoIB interface has only one UD QP.  A receiver reads a UD
+ * packet's source QPN from its DETH (wc->src_qp): the in-tree driver, and
+ * we, drop multicast whose source LID and QPN are our own (the HCA's
+ * loopback), and we name a received packet's sender by it.  Sends from
+ * another QP would carry another QPN: our own multicast would come back
+ * as a stranger's, and peers would see one host under several QPNs.  So
+ * the further send queues send with the UD QP's number
+ * (IB_QP_CREATE_SOURCE_QPN, as mlx5's enhanced IPoIB does); an HCA that
+ * does not take that flag gets one send queue.  ib_core has no capability
+ * bit for it: the provider takes the flag or refuses it when the QP is
+ * made, so we try once at set-up.
  */
 #include <rdma/ib_cache.h>
 #include "ipoib.h"
@@ -38,18 +53,28 @@ static void ud_qp_event(struct ib_event *ev, void *ctx)
 	hw_error(priv, IPOIB_HW_QP_FATAL);
 }
 
-static void ud_cq_event(struct ib_event *ev, void *ctx)
+static void cq_error(struct ipoib_dev *priv, struct ib_event *ev)
 {
-	struct ipoib_dev *priv = ctx;
-
-	if (ev->event != IB_EVENT_CQ_ERR)
-		return;
 	ipoib_count(priv, IPOIB_CNT_UD_CQ_ERRORS);
 	netdev_warn(priv->dev, "a UD completion queue: %s; making new queues\n",
 		    ib_event_msg(ev->event));
 	/* Its QP's work will not come back flushed: no use waiting for it. */
 	set_bit(IPOIB_CQ_DEAD, &priv->flags);
 	hw_error(priv, IPOIB_HW_CQ_ERR);
+}
+
+static void ud_cq_event(struct ib_event *ev, void *ctx)
+{
+	if (ev->event == IB_EVENT_CQ_ERR)
+		cq_error(ctx, ev);
+}
+
+static void sendq_cq_event(struct ib_event *ev, void *ctx)
+{
+	struct ipoib_sendq *sq = ctx;
+
+	if (ev->event == IB_EVENT_CQ_ERR)
+		cq_error(sq->priv, ev);
 }
 
 /* The CQs and the UD QP, sized for rx and tx entries. */
@@ -113,6 +138,139 @@ err_recv_cq:
 	return ret;
 }
 
+/* A UD QP through INIT and RTR to RTS; left in RESET if that fails. */
+static int qp_to_rts(struct ipoib_dev *priv, struct ib_qp *qp)
+{
+	struct ib_qp_attr attr = {
+		.qp_state = IB_QPS_INIT,
+		.pkey_index = priv->pkey_index,
+		.port_num = priv->port,
+		.qkey = priv->qkey,
+	};
+	int ret;
+
+	ret = ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_PKEY_INDEX |
+			   IB_QP_PORT | IB_QP_QKEY);
+	if (ret)
+		goto fail;
+	attr.qp_state = IB_QPS_RTR;
+	ret = ib_modify_qp(qp, &attr, IB_QP_STATE);
+	if (ret)
+		goto fail;
+	attr.qp_state = IB_QPS_RTS;
+	attr.sq_psn = 0;
+	ret = ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_SQ_PSN);
+	if (ret)
+		goto fail;
+	return 0;
+
+fail:
+	netdev_warn(priv->dev, "UD QP 0x%06x to state %d failed: %d\n",
+		    qp->qp_num, attr.qp_state, ret);
+	attr.qp_state = IB_QPS_RESET;
+	ib_modify_qp(qp, &attr, IB_QP_STATE);
+	return ret;
+}
+
+/* A UD QP that sends as the UD QP; send_cq is its CQ. */
+static struct ib_qp *create_source_qpn_qp(struct ipoib_dev *priv,
+					  struct ib_cq *send_cq,
+					  unsigned int tx)
+{
+	struct ib_qp_init_attr qp_attr = {
+		.send_cq = send_cq,
+		.recv_cq = send_cq,
+		.cap = {
+			.max_send_wr = tx,
+			.max_send_sge = priv->max_send_sge,
+			.max_recv_wr = 1,
+			.max_recv_sge = 1,
+		},
+		.sq_sig_type = IB_SIGNAL_ALL_WR,
+		.qp_type = IB_QPT_UD,
+		.create_flags = IB_QP_CREATE_SOURCE_QPN,
+		.source_qpn = priv->qpn,
+		.event_handler = ud_qp_event,
+		.qp_context = priv,
+	};
+
+	if (priv->ca->attrs.kernel_cap_flags & IBK_UD_TSO)
+		qp_attr.create_flags |= IB_QP_CREATE_IPOIB_UD_LSO;
+	return ib_create_qp(priv->pd, &qp_attr);
+}
+
+/* Does the HCA take IB_QP_CREATE_SOURCE_QPN?  Says so once if not. */
+static bool probe_source_qpn(struct ipoib_dev *priv)
+{
+	struct ib_qp *qp;
+
+	if (priv->dev->num_tx_queues < 2)
+		return false;
+	qp = create_source_qpn_qp(priv, priv->send_cq, 1);
+	if (IS_ERR(qp)) {
+		netdev_info(priv->dev, "one send queue: the HCA does not send from several QPs as one QPN (IB_QP_CREATE_SOURCE_QPN: %pe)\n",
+			    qp);
+		return false;
+	}
+	ib_destroy_qp(qp);
+	return true;
+}
+
+/*
+ * A further send queue's CQ and QP, sized as the UD QP's send side, its
+ * CQ on a completion vector of its own where the HCA has several.
+ */
+int ipoib_sendq_create(struct ipoib_dev *priv, struct ipoib_sendq *sq,
+		       unsigned int index, const struct ipoib_ud_handlers *h)
+{
+	struct ib_cq_init_attr cq_attr = {
+		.cqe = priv->tx_size,
+		.comp_vector = (priv->send_cq->comp_vector + index) %
+			       priv->ca->num_comp_vectors,
+	};
+	struct ib_qp *qp;
+
+	sq->cq = ib_create_cq(priv->ca, h->sendq_completion, sendq_cq_event,
+			      sq, &cq_attr);
+	if (IS_ERR(sq->cq)) {
+		int ret = PTR_ERR(sq->cq);
+
+		sq->cq = NULL;
+		return ret;
+	}
+	qp = create_source_qpn_qp(priv, sq->cq, priv->tx_size);
+	if (IS_ERR(qp)) {
+		netdev_warn(priv->dev, "creating send queue %u failed: %pe\n",
+			    index, qp);
+		ib_destroy_cq(sq->cq);
+		sq->cq = NULL;
+		return PTR_ERR(qp);
+	}
+	sq->qp = qp;
+	/* ethtool -C's, as on the UD QP's send CQ; not every HCA has it. */
+	if (priv->coal.tx_frames || priv->coal.tx_usecs)
+		rdma_set_cq_moderation(sq->cq, priv->coal.tx_frames,
+				       priv->coal.tx_usecs);
+	return qp_to_rts(priv, qp);
+}
+
+void ipoib_sendq_destroy(struct ipoib_sendq *sq)
+{
+	if (sq->qp)
+		ib_destroy_qp(sq->qp);
+	if (sq->cq)
+		ib_destroy_cq(sq->cq);
+	sq->qp = NULL;
+	sq->cq = NULL;
+}
+
+int ipoib_sendq_to_error(struct ipoib_sendq *sq)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+
+	return ib_modify_qp(sq->qp, &attr, IB_QP_STATE);
+}
+
 /* The UD data path's handlers, h, are called from the CQs and NAPI. */
 int ipoib_transport_init(struct ipoib_dev *priv,
 			 const struct ipoib_ud_handlers *h)
@@ -134,6 +292,7 @@ int ipoib_transport_init(struct ipoib_dev *priv,
 		return ret;
 	}
 	priv->qpn = priv->qp->qp_num;
+	priv->hca_source_qpn = probe_source_qpn(priv);
 
 	for (i = 0; i < ARRAY_SIZE(priv->tx_sge); i++)
 		priv->tx_sge[i].lkey = priv->pd->local_dma_lkey;
@@ -199,34 +358,7 @@ bool ipoib_find_pkey_index(struct ipoib_dev *priv)
 
 int ipoib_qp_bring_up(struct ipoib_dev *priv)
 {
-	struct ib_qp_attr attr = {
-		.qp_state = IB_QPS_INIT,
-		.pkey_index = priv->pkey_index,
-		.port_num = priv->port,
-		.qkey = priv->qkey,
-	};
-	int ret;
-
-	ret = ib_modify_qp(priv->qp, &attr, IB_QP_STATE | IB_QP_PKEY_INDEX |
-			   IB_QP_PORT | IB_QP_QKEY);
-	if (ret)
-		goto fail;
-	attr.qp_state = IB_QPS_RTR;
-	ret = ib_modify_qp(priv->qp, &attr, IB_QP_STATE);
-	if (ret)
-		goto fail;
-	attr.qp_state = IB_QPS_RTS;
-	attr.sq_psn = 0;
-	ret = ib_modify_qp(priv->qp, &attr, IB_QP_STATE | IB_QP_SQ_PSN);
-	if (ret)
-		goto fail;
-	return 0;
-
-fail:
-	netdev_warn(priv->dev, "UD QP to state %d failed: %d\n",
-		    attr.qp_state, ret);
-	ipoib_qp_reset(priv);
-	return ret;
+	return qp_to_rts(priv, priv->qp);
 }
 
 int ipoib_qp_to_error(struct ipoib_dev *priv)

@@ -8,6 +8,13 @@
  * transmit lock, as ndo_start_xmit sends: never through dev_queue_xmit()
  * again, so a packet crosses the qdisc once, and the UD ring's room is
  * checked the one way.  Lock order: the transmit lock, then staged.lock.
+ *
+ * Several TX queues: TX queue 0 (its lock is "the transmit lock") is the
+ * UD QP's and takes every kind of packet.  The others each have a send
+ * queue of their own (ipoib_ib.c) and take only datagram mode's unicast
+ * to a neighbour whose address handle is ready; ndo_select_queue sends
+ * everything else to queue 0, and what changed in between goes there
+ * through the staged queue.
  */
 #include <linux/netpoll.h>
 #include "ipoib_cm.h"
@@ -63,6 +70,62 @@ static void xmit(struct ipoib_dev *priv, struct sk_buff *skb)
 		ipoib_xmit_unicast_slow(priv, skb, daddr);
 }
 
+/* A unicast whose address handle is ready: a further send queue takes it. */
+static struct ipoib_neigh *sendq_neigh(struct ipoib_dev *priv,
+				       const u8 *daddr)
+{
+	struct ipoib_neigh *neigh;
+
+	if (ipoib_mode_connected(priv) || ipoib_addr_is_multicast(daddr))
+		return NULL;
+	neigh = ipoib_neigh_find(priv, daddr);
+	return neigh && rcu_access_pointer(neigh->ah) ? neigh : NULL;
+}
+
+/*
+ * ndo_select_queue.  skb->data is at the pseudo header.  XPS's choice,
+ * or the flow's hash, among all queues for what any queue can send; queue
+ * 0 for the rest, and for netpoll, which sends with queue 0's state.
+ */
+u16 ipoib_select_queue(struct net_device *dev, struct sk_buff *skb,
+		       struct net_device *sb_dev)
+{
+	struct ipoib_dev *priv = ipoib_priv(dev);
+	bool any;
+
+	if (dev->real_num_tx_queues == 1 || netpoll_tx_running(dev) ||
+	    skb->len < IPOIB_HARD_LEN)
+		return 0;
+	rcu_read_lock();
+	any = sendq_neigh(priv, skb->data);
+	rcu_read_unlock();
+	return any ? netdev_pick_tx(dev, skb, sb_dev) : 0;
+}
+
+/* On TX queue txq >= 1, whose lock we hold. */
+static void xmit_sendq(struct ipoib_dev *priv, unsigned int txq,
+		       struct sk_buff *skb)
+{
+	struct ipoib_neigh *neigh;
+	struct ipoib_ah *ah;
+
+	rcu_read_lock();
+	neigh = skb->len >= IPOIB_HARD_LEN ? sendq_neigh(priv, skb->data) :
+					     NULL;
+	ah = neigh ? rcu_dereference(neigh->ah) : NULL;
+	if (likely(ah)) {
+		ipoib_neigh_touch(neigh);
+		skb_pull(skb, IPOIB_PSEUDO_LEN);
+		ipoib_sendq_send(priv, txq, skb, ah, neigh->qpn);
+		rcu_read_unlock();
+		return;
+	}
+	rcu_read_unlock();
+	/* Gone since ndo_select_queue: queue 0's, from process context. */
+	skb_queue_tail(&priv->staged, skb);
+	queue_work(system_wq, &priv->staged_task);
+}
+
 /*
  * Under the transmit lock: what waited goes out, in order, while we may
  * send.  The lower layers reach it through priv->xmit_staged
@@ -82,7 +145,12 @@ void ipoib_xmit_staged(struct ipoib_dev *priv)
 netdev_tx_t ipoib_start_xmit(struct sk_buff *skb, struct net_device *dev)
 {
 	struct ipoib_dev *priv = ipoib_priv(dev);
+	unsigned int txq = skb_get_queue_mapping(skb);
 
+	if (txq) {
+		xmit_sendq(priv, txq, skb);
+		return NETDEV_TX_OK;
+	}
 	/* Interrupts off: netpoll's Ethernet frame (ipoib_netpoll.c). */
 	if (unlikely(netpoll_tx_running(dev))) {
 		ipoib_netpoll_xmit(priv, skb);

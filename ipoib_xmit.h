@@ -11,5 +11,7 @@
 /* ipoib_xmit.c */
 netdev_tx_t ipoib_start_xmit(struct sk_buff *skb, struct net_device *dev);
 void ipoib_xmit_staged(struct ipoib_dev *priv);
+u16 ipoib_select_queue(struct net_device *dev, struct sk_buff *skb,
+		       struct net_device *sb_dev);
 
 #endif /* IPOIB_XMIT_H */

@@ -163,6 +163,28 @@ bench_tcp() {
 	result "tcp4_$tag" "$who" "$r" "${out% *}"
 }
 
+# bench_tcp_tss TAG WHO ROUND SRV ADDR CLI: ours with two send queues
+# (ethtool -L tx 2 on the sender; XPS maps CPU n to queue n), 4 TCP
+# streams again: result tcp4q2_TAG.  The in-tree driver has one TX queue:
+# n/a.  The sender goes back to one queue after.
+bench_tcp_tss() {
+	local tag=$1 who=$2 r=$3 ifc out
+	if [ "$who" != ours ] || [ "$4" = - ]; then
+		na "$who" "$r" "tcp4q2_$tag"
+		return
+	fi
+	ifc=$(ip netns exec "$6" ls /sys/class/net | grep -vx lo)
+	if ! ip netns exec "$6" ethtool -L "$ifc" tx 2; then
+		echo "bench_tcp_tss: $ifc takes no second TX queue" >&2
+		na "$who" "$r" "tcp4q2_$tag"
+		return
+	fi
+	out=$(profiled "tcp4q2_$tag" "$who" "$r" tcp_run "$4" "$5" "$6" 4)
+	result "tcp4q2_$tag" "$who" "$r" "${out% *}"
+	ip netns exec "$6" ethtool -L "$ifc" tx 1 ||
+		echo "bench_tcp_tss: $ifc stays at two TX queues" >&2
+}
+
 # bench_tcp_irq TAG WHO ROUND SRV ADDR CLI: one TCP stream again with the
 # fabric raising completion events as interrupts on the CQ's vector CPU
 # (sib cq_irq=1), as an HCA does, instead of in the sender's context.

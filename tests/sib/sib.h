@@ -468,6 +468,7 @@ struct sib_qp {
 	struct sib_wq sq;
 	struct sib_wq rq;		/* unused when attached to an SRQ */
 	bool lso;			/* created with IB_QP_CREATE_IPOIB_UD_LSO */
+	u32 send_qpn;			/* DETH source QPN: its own, or source_qpn */
 	u32 max_inline;			/* inline bytes a send may carry */
 	bool sq_running;		/* one context drains the SQ at a time */
 	/* RC: the head WQE's retries; all under sq.lock, reset as it completes */
@@ -675,6 +676,7 @@ extern unsigned int sib_group_mtu;
 extern bool sib_srq_enabled;
 extern bool sib_csum_enabled;
 extern bool sib_lso_enabled;
+extern bool sib_source_qpn_enabled;
 extern bool sib_cq_irq;
 extern unsigned int sib_send_delay_us;
 extern bool sib_async;

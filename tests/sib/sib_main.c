@@ -50,6 +50,10 @@ bool sib_lso_enabled = true;
 module_param_named(lso, sib_lso_enabled, bool, 0444);
 MODULE_PARM_DESC(lso, "Offer UD large send offload; needs csum (default Y)");
 
+bool sib_source_qpn_enabled = true;
+module_param_named(source_qpn, sib_source_qpn_enabled, bool, 0444);
+MODULE_PARM_DESC(source_qpn, "Take IB_QP_CREATE_SOURCE_QPN: UD QPs that send as another UD QP's number (default Y)");
+
 bool sib_dma = true;
 module_param_named(dma, sib_dma, bool, 0444);
 MODULE_PARM_DESC(dma, "Register each HCA with a DMA device, so that consumers' mappings are real DMA addresses (bounce buffers under swiotlb=force) and sib reaches memory through them (default Y; N: virtual DMA, kernel addresses)");
@@ -448,8 +452,9 @@ static int __init sib_init(void)
 		devices, ports, sib_port_mtu, sib_group_mtu, pkeys,
 		sib_srq_enabled, sib_csum_enabled, sib_lso_enabled, sm,
 		sib_lmc, sib_gids, switches);
-	pr_info("sib: async=%d async_delay_us=%u async_jitter_us=%u dma=%d\n",
-		sib_async, sib_async_delay_us, sib_async_jitter_us, sib_dma);
+	pr_info("sib: async=%d async_delay_us=%u async_jitter_us=%u dma=%d source_qpn=%d\n",
+		sib_async, sib_async_delay_us, sib_async_jitter_us, sib_dma,
+		sib_source_qpn_enabled);
 	pr_info("sib: limits: max_sge=%u max_qp_wr=%u max_cqe=%u max_srq_wr=%u max_inline=%u\n",
 		sib_max_sge, sib_max_qp_wr, sib_max_cqe, sib_max_srq_wr,
 		sib_max_inline);

@@ -443,7 +443,7 @@ static int execute(struct sib_qp *qp, struct sib_send_wqe *wqe, u8 *rnr_timer)
 	struct sib_pkt pkt = {
 		.src_port = port,
 		.src_qp = qp,
-		.src_qpn = qp->ibqp.qp_num,
+		.src_qpn = qp->send_qpn,
 		.sw = port->sw_index,
 		.sw_port = port->sw_port,
 		.with_imm = wqe->opcode == IB_WR_SEND_WITH_IMM ||

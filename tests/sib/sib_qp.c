@@ -63,11 +63,49 @@ static int check_caps(struct sib_dev *sdev, struct ib_qp_init_attr *init)
 	     cap->max_recv_sge > lim->max_recv_sge))
 		return -EINVAL;
 	if (init->create_flags & ~(IB_QP_CREATE_BLOCK_MULTICAST_LOOPBACK |
-				   IB_QP_CREATE_IPOIB_UD_LSO))
+				   IB_QP_CREATE_IPOIB_UD_LSO |
+				   IB_QP_CREATE_SOURCE_QPN))
 		return -EOPNOTSUPP;
 	if ((init->create_flags & IB_QP_CREATE_IPOIB_UD_LSO) &&
 	    (!sib_lso_enabled || init->qp_type != IB_QPT_UD))
 		return -EINVAL;
+	/*
+	 * ib_core has no capability bit for it: a provider takes the flag or
+	 * refuses it, -EOPNOTSUPP as mlx5 does for a port that is not IB.
+	 */
+	if ((init->create_flags & IB_QP_CREATE_SOURCE_QPN) &&
+	    (!sib_source_qpn_enabled || init->qp_type != IB_QPT_UD))
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+/*
+ * IB_QP_CREATE_SOURCE_QPN: the QP's sends carry another UD QP's number as
+ * their DETH source QPN (enhanced IPoIB's send queues, which all send as
+ * the one QPN the interface advertises).  It must name a UD QP of ours.
+ * Before the QP has a number; 0 until then when the flag is not given.
+ */
+static int set_send_qpn(struct sib_qp *qp, struct ib_qp_init_attr *init)
+{
+	struct sib_qp *owner;
+	int ret = 0;
+
+	qp->send_qpn = 0;
+	if (!(init->create_flags & IB_QP_CREATE_SOURCE_QPN))
+		return 0;
+	xa_lock(&qp->sdev->qps);
+	owner = init->source_qpn > 1 ?
+		xa_load(&qp->sdev->qps, init->source_qpn) : NULL;
+	if (!owner || owner->type != IB_QPT_UD)
+		ret = -EINVAL;
+	xa_unlock(&qp->sdev->qps);
+	if (ret) {
+		pr_warn_ratelimited("sib: %s: source QPN 0x%x is not a UD QP of this HCA\n",
+				    dev_name(&qp->sdev->ibdev.dev),
+				    init->source_qpn);
+		return ret;
+	}
+	qp->send_qpn = init->source_qpn;
 	return 0;
 }
 
@@ -180,9 +218,14 @@ int sib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		sib_wq_lock_init(&qp->rq, &sib_rq_lock_key);
 	}
 
+	ret = set_send_qpn(qp, init);
+	if (ret)
+		goto err_rq;
 	ret = assign_qpn(qp, init);
 	if (ret)
 		goto err_rq;
+	if (!qp->send_qpn)
+		qp->send_qpn = qp->ibqp.qp_num;
 
 	init->cap.max_send_wr = qp->sq.mask + 1;
 	init->cap.max_send_sge = qp->sq.max_sge;
