@@ -101,8 +101,8 @@ static bool is_ud_like(enum ib_qp_type type)
 #define SIB_WIRE_DETH_OCTETS	8
 #define SIB_WIRE_IMM_OCTETS	4
 
-void sib_link_count(struct sib_port *port, const struct sib_pkt *pkt,
-		    u32 len, bool tx, bool mcast)
+/* The packets a message of len makes on a link; *octets, their size. */
+u32 sib_wire_pkts(const struct sib_pkt *pkt, u32 len, u64 *octets)
 {
 	bool datagram = !pkt->src_qp || is_ud_like(pkt->src_qp->type);
 	u32 hdr = SIB_WIRE_BASE_OCTETS, pkts = 1;
@@ -118,9 +118,19 @@ void sib_link_count(struct sib_port *port, const struct sib_pkt *pkt,
 		hdr += SIB_WIRE_DETH_OCTETS;
 	if (pkt->with_imm)
 		hdr += SIB_WIRE_IMM_OCTETS;
+	*octets = len + (u64)pkts * hdr;
+	return pkts;
+}
+
+void sib_link_count(struct sib_port *port, const struct sib_pkt *pkt,
+		    u32 len, bool tx, bool mcast)
+{
+	u64 octets;
+	u32 pkts = sib_wire_pkts(pkt, len, &octets);
+
 	sib_count(port, tx ? SIB_CNT_LINK_TX_PKTS : SIB_CNT_LINK_RX_PKTS, pkts);
 	sib_count(port, tx ? SIB_CNT_LINK_TX_OCTETS : SIB_CNT_LINK_RX_OCTETS,
-		  len + (u64)pkts * hdr);
+		  octets);
 	if (mcast)
 		sib_count(port, tx ? SIB_CNT_LINK_TX_MCAST_PKTS :
 				     SIB_CNT_LINK_RX_MCAST_PKTS, pkts);
@@ -757,15 +767,30 @@ static enum sib_delivery deliver_to_switch(struct sib_pkt *pkt,
 }
 
 /*
+ * A switch could not forward: the sender's port counts it (why), and so
+ * does the switch's PMA: a relay error on the port it came in by when
+ * there is no way on, a discard on the port out when that one is down.
+ */
+static enum sib_delivery switch_dropped(const struct sib_pkt *pkt,
+					struct sib_switch *sw, u32 port_num,
+					enum sib_counter why)
+{
+	sib_switch_count(sw, port_num, why == SIB_CNT_DROP_UNROUTED ?
+			 SIB_PMA_RCV_SW_RELAY_ERRORS : SIB_PMA_XMIT_DISCARDS, 1);
+	return dropped_on_way(pkt, why);
+}
+
+/*
  * sm=external: each switch forwards by the tables the SM programmed.  A
  * packet comes in to its first switch by its sender's link (sw, sw_port;
  * port 0 when the switch sends it) and leaves by the LFT's port for its
  * DLID, or the MFT's ports for its MLID, to an HCA or to the next switch,
- * which does the same; every port on the way must pass it.  What an LFT
- * does not route, routes to a port whose HCA does not have the LID (in
- * its LMC block), or routes round in a loop, is dropped and counted at
- * the sender's port (drop_unrouted), as a switch counts its relay errors;
- * what meets a port that is not up, likewise (drop_port_down).  An HCA
+ * which does the same; every port on the way must pass it, and each link
+ * between switches counts it at both ends.  What an LFT does not route,
+ * routes to a port whose HCA does not have the LID (in its LMC block), or
+ * routes round in a loop, is dropped and counted at the sender's port
+ * (drop_unrouted) and as the switch's relay error; what meets a port that
+ * is not up, likewise (drop_port_down, the switch's discard).  An HCA
  * reaches its own LIDs without the switch.
  */
 static enum sib_delivery forward_by_tables(struct sib_pkt *pkt, bool mcast)
@@ -773,7 +798,7 @@ static enum sib_delivery forward_by_tables(struct sib_pkt *pkt, bool mcast)
 	struct sib_switch *sw = &sib_fabric.sw[pkt->sw], *next;
 	struct sib_port *from = sib_switch_hca(sw, pkt->sw_port);
 	bool smp = pkt->dst_qpn == 0;
-	u32 in = pkt->sw_port, hops;
+	u32 in = pkt->sw_port, next_in, hops;
 	struct sib_port *dport;
 	int out;
 
@@ -783,27 +808,34 @@ static enum sib_delivery forward_by_tables(struct sib_pkt *pkt, bool mcast)
 		return dropped_on_way(pkt, SIB_CNT_DROP_PORT_DOWN);
 	if (mcast)
 		return deliver_multicast(pkt, sib_switch_mcast_reach(sw, in,
-								     pkt->dlid));
+								     pkt));
 	/* In a line no route crosses a switch twice: one that does loops. */
 	for (hops = 0; hops < sib_fabric.nswitches; hops++) {
 		out = sib_switch_route(sw, pkt->dlid);
 		if (out < 0)
-			return dropped_on_way(pkt, SIB_CNT_DROP_UNROUTED);
+			return switch_dropped(pkt, sw, in,
+					      SIB_CNT_DROP_UNROUTED);
 		if (!out)
 			return deliver_to_switch(pkt, sw, in);
 		if (!sib_switch_port_passes(sw, out, smp, false))
-			return dropped_on_way(pkt, SIB_CNT_DROP_PORT_DOWN);
+			return switch_dropped(pkt, sw, out,
+					      SIB_CNT_DROP_PORT_DOWN);
 		dport = sib_switch_hca(sw, out);
 		if (dport && sib_port_has_lid(dport, pkt->dlid))
 			return sib_deliver_at(pkt, dport);
-		next = dport ? NULL : sib_switch_peer(sw, out, &in);
+		next = dport ? NULL : sib_switch_peer(sw, out, &next_in);
 		if (!next)
-			return dropped_on_way(pkt, SIB_CNT_DROP_UNROUTED);
-		if (!sib_switch_port_passes(next, in, smp, true))
-			return dropped_on_way(pkt, SIB_CNT_DROP_PORT_DOWN);
+			return switch_dropped(pkt, sw, in,
+					      SIB_CNT_DROP_UNROUTED);
+		if (!sib_switch_port_passes(next, next_in, smp, true))
+			return switch_dropped(pkt, sw, out,
+					      SIB_CNT_DROP_PORT_DOWN);
+		sib_switch_link_cross(sw, out, next, next_in, pkt,
+				      wire_len(pkt), false);
 		sw = next;
+		in = next_in;
 	}
-	return dropped_on_way(pkt, SIB_CNT_DROP_UNROUTED);
+	return switch_dropped(pkt, sw, in, SIB_CNT_DROP_UNROUTED);
 }
 
 static bool is_mad(const struct sib_pkt *pkt)
