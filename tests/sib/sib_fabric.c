@@ -538,8 +538,12 @@ static void sa_work(struct work_struct *work)
 	src.port = sib_port_by_lid(src.slid);
 	rcu_read_unlock();
 	atomic_inc(&sw->sm_act_count);
-	/* The SA (built-in SM only) and switch 0's PMA share its port 0's QP1. */
-	if (src.port && held->data[1] == IB_MGMT_CLASS_PERF_MGMT)
+	/*
+	 * The SA (built-in SM only) and switch 0's PMA share its port 0's
+	 * QP1.  A PMA answers the SLID by its LFT, whoever asked: switch 0's
+	 * LFT may no longer lead there (sm=external, a link down).
+	 */
+	if (held->data[1] == IB_MGMT_CLASS_PERF_MGMT)
 		sib_switch_pma(sw, &src, held->data, held->pkt.length);
 	else if (src.port && !sib_sm_external && !sw->index)
 		sib_sa_recv(&src, held->data, held->pkt.length);
