@@ -15,13 +15,17 @@
  * spread along it in fabric index order, the first on switch 0 and the
  * last on the last switch (sib_switch.c says how).  Each port has a
  * subnet management agent and a PMA (process_mad), and so has each
- * switch; SMPs travel between them by directed route or by LID.
+ * switch, its PMA counting the links between switches too; SMPs travel
+ * between them by directed route or by LID, and unicast data hop by hop
+ * by each switch's LFT.
  *
  * Two ways to run the subnet (module parameter sm=): the built-in SM
- * (builtin, the default) assigns LIDs, routes min-hop and brings ports up
- * at once, and its SA answers at switch 0's port 0, LID 1; or an external
- * SM (external: OpenSM on one of the ports) does all of it through the
- * agents, and each switch forwards by the tables it programs, hop by hop.
+ * (builtin, the default) assigns LIDs, routes min-hop (the LFTs follow
+ * from its LIDs; its multicast goes straight to a group's ports) and
+ * brings ports up at once, and its SA answers at switch 0's port 0, LID
+ * 1; or an external SM (external: OpenSM on one of the ports) does all of
+ * it through the agents, and each switch forwards by the LFT and MFT it
+ * programs.
  *
  * A port's GID table (gids=, 1-8) is its GUIDInfo: entry 0 the port
  * GUID's GID, the others alias GUIDs, as an SM assigns them for SR-IOV

@@ -4,9 +4,10 @@
  * P_Key and Q_Key checks the receiving HCA would, and copy the payload into
  * the receive buffer.  Multicast goes to every attached QP on the ports the
  * switches forward that MLID to, plus loopback on the sending port.
- * Under sm=builtin a DLID leads straight to the port that owns it; under
- * sm=external each switch on the way forwards by the tables the SM
- * programmed into it.
+ * Unicast crosses the switches hop by hop, each forwarding by its LFT:
+ * the one the built-in SM's LIDs imply, or the one an external SM
+ * programmed; so does multicast by the MFTs under sm=external, while the
+ * built-in SM's goes straight to its group's ports.
  */
 #include <linux/ktime.h>
 #include <linux/math64.h>
@@ -459,15 +460,6 @@ static enum sib_delivery dropped_on_way(const struct sib_pkt *pkt,
 	return lost(pkt);
 }
 
-static enum sib_delivery deliver_unicast(struct sib_pkt *pkt)
-{
-	struct sib_port *dport = sib_port_by_lid(pkt->dlid);
-
-	if (!dport)
-		return dropped_on_way(pkt, SIB_CNT_DROP_PORT_DOWN);
-	return sib_deliver_at(pkt, dport);
-}
-
 /*
  * Multicast to the QPs attached to mlid on the ports of forward (bits by
  * fabric index: the switch's forwarding), and on the sending port.
@@ -757,7 +749,10 @@ static struct sib_switch *smp_for_switch(const struct sib_pkt *pkt,
 	return to;
 }
 
-/* sm=external: a packet an LFT routes to port 0, the switch's own. */
+/*
+ * A packet an LFT routes to port 0, the switch's own: SMPs, its PMA's
+ * MADs and, under sm=builtin, switch 0's SA's.
+ */
 static enum sib_delivery deliver_to_switch(struct sib_pkt *pkt,
 					   struct sib_switch *sw, u32 in_port)
 {
@@ -765,7 +760,7 @@ static enum sib_delivery deliver_to_switch(struct sib_pkt *pkt,
 		return dropped_on_way(pkt, SIB_CNT_DROP_UNROUTED);
 	if (pkt->dst_qpn == 0 && pkt->length >= sizeof(struct ib_smp))
 		return hold_at_switch(pkt, switch_work, sw, in_port, 0);
-	if (mad_class(pkt) == IB_MGMT_CLASS_PERF_MGMT)
+	if (!sib_sm_external || mad_class(pkt) == IB_MGMT_CLASS_PERF_MGMT)
 		return deliver_to_sm(pkt, sw);
 	return SIB_DROPPED;	/* nothing else listens there */
 }
@@ -785,8 +780,9 @@ static enum sib_delivery switch_dropped(const struct sib_pkt *pkt,
 }
 
 /*
- * sm=external: each switch forwards by the tables the SM programmed.  A
- * packet comes in to its first switch by its sender's link (sw, sw_port;
+ * Each switch forwards by the tables the SM programmed (sm=builtin: the
+ * LFTs its LIDs imply; its multicast goes straight to the group's ports,
+ * sib_deliver()).  A packet comes in to its first switch by its sender's link (sw, sw_port;
  * port 0 when the switch sends it) and leaves by the LFT's port for its
  * DLID, or the MFT's ports for its MLID, to an HCA or to the next switch,
  * which does the same; every port on the way must pass it, and each link
@@ -952,8 +948,9 @@ static bool sib_injected_fault(struct sib_pkt *pkt)
 enum sib_delivery sib_deliver(struct sib_pkt *pkt)
 {
 	bool mcast = pkt->dlid >= SIB_MLID_BASE && pkt->dlid != 0xffff;
+	struct sib_mcast_group *grp;
 	struct sib_switch *to;
-	u32 in_port;
+	u32 in_port, index;
 
 	if (pkt->src_port) {
 		sib_count(pkt->src_port, SIB_CNT_TX_PKTS, 1);
@@ -966,20 +963,13 @@ enum sib_delivery sib_deliver(struct sib_pkt *pkt)
 	to = smp_for_switch(pkt, &in_port);
 	if (to)
 		return hold_at_switch(pkt, switch_work, to, in_port, 0);
-	if (sib_sm_external)
+	if (sib_sm_external || !mcast)
 		return forward_by_tables(pkt, mcast);
-	if (mcast) {
-		struct sib_mcast_group *grp;
-		u32 index = pkt->dlid - SIB_MLID_BASE;
-
-		grp = index < SIB_MAX_MLIDS ?
-		      rcu_dereference(sib_fabric.by_mlid[index]) : NULL;
-		return deliver_multicast(pkt, grp ? READ_ONCE(grp->forward) : 0);
-	}
-	to = sib_switch_by_lid(pkt->dlid);
-	if (to)
-		return deliver_to_sm(pkt, to);
-	return deliver_unicast(pkt);
+	/* sm=builtin: to the ports the SA's group forwards to, directly. */
+	index = pkt->dlid - SIB_MLID_BASE;
+	grp = index < SIB_MAX_MLIDS ?
+	      rcu_dereference(sib_fabric.by_mlid[index]) : NULL;
+	return deliver_multicast(pkt, grp ? READ_ONCE(grp->forward) : 0);
 }
 
 /* A switch's port 0 answers from its LID, QP1, in the requester's partition. */

@@ -19,11 +19,12 @@
  * with what each counts itself: the packets on the links between
  * switches and those it could not forward.
  *
- * Under sm=builtin, data packets go straight to the port owning the LID
- * (the min-hop route the built-in SM shows in each switch's LFT always
- * gets there), an HCA-facing port's state is its HCA port's and the
- * links between switches are up.  Under sm=external the fabric forwards
- * hop by hop by the LFTs and MFTs the SM programmed (sib_fabric.c).
+ * Unicast goes hop by hop by each switch's LFT (sib_fabric.c): under
+ * sm=builtin the min-hop one its LIDs imply, worked out as it is read;
+ * under sm=external the one the SM programmed, and multicast by the MFTs
+ * too.  Under sm=builtin, multicast goes straight to its group's ports,
+ * an HCA-facing port's state is its HCA port's and the links between
+ * switches are up.
  *
  * Everything but the data path's lookups runs in the fabric's ordered
  * work queue, as the SA does.
@@ -303,14 +304,44 @@ bool sib_switch_port_passes(struct sib_switch *sw, u32 port_num, bool smp,
 }
 
 /*
- * sm=external: the port the LFT sends dlid out of (0: the switch's own),
- * or -1: not routed (not in the table, above LinearFDBTop, or to a port
- * the switch does not have).
+ * Under rcu_read_lock(): one LFT entry as the built-in SM routes it: the
+ * port itself on this switch, else the top port towards its switch.
+ */
+u8 sib_switch_builtin_lft(const struct sib_switch *sw, u16 lid)
+{
+	struct sib_switch *to = sib_switch_by_lid(lid);
+	struct sib_port *port;
+	u32 dst, out;
+
+	if (to) {
+		dst = to->index;
+		out = 0;
+	} else {
+		port = lid >= SIB_FIRST_LID ? sib_port_by_lid(lid) : NULL;
+		if (!port)
+			return SW_NO_PORT;
+		dst = port->sw_index;
+		out = port->sw_port;
+	}
+	if (dst == sw->index)
+		return out;
+	return sw->isl_port[dst > sw->index];
+}
+
+/*
+ * Under rcu_read_lock(): the port the LFT sends dlid out of (0: the
+ * switch's own), or -1: not routed (not in the table, above
+ * LinearFDBTop, or to a port the switch does not have).  The built-in
+ * SM's LFT is worked out as it is read, from the LIDs it gave.
  */
 int sib_switch_route(const struct sib_switch *sw, u16 dlid)
 {
 	u8 out;
 
+	if (!sib_sm_external) {
+		out = sib_switch_builtin_lft(sw, dlid);
+		return out == SW_NO_PORT ? -1 : out;
+	}
 	if (dlid >= SIB_SW_LFT_CAP || dlid > READ_ONCE(sw->lft_top))
 		return -1;
 	out = READ_ONCE(sw->lft[dlid]);
@@ -445,12 +476,8 @@ static void sw_send_smp(struct sib_switch *sw, struct ib_smp *smp,
 		}
 	} else if (out_port) {
 		/* its link is down: the SMP is lost */
-	} else if (sib_sm_external) {
-		sib_deliver(&pkt);	/* by the LFTs, from port 0 */
 	} else {
-		dport = sib_port_by_lid(dlid);
-		if (dport)
-			sib_deliver_at(&pkt, dport);
+		sib_deliver(&pkt);	/* by the LFTs, from port 0 */
 	}
 	rcu_read_unlock();
 	local_bh_enable();
