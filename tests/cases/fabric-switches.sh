@@ -13,9 +13,11 @@
 # 18, OpenSM's default, under OpenSM.  Then the in-tree driver (the
 # witness) and ours, in datagram and connected mode: pings and 2 MiB over
 # TCP (every byte checked) from one end switch to the other, and no packet
-# dropped on the way for want of a route.  Under OpenSM (--sm opensm) the
-# same proves that OpenSM found the line and programmed every switch's
-# LFT and MFT: the fabric forwards by them, hop by hop.
+# dropped on the way for want of a route.  The data crosses each switch
+# by its LFT, hop by hop: perfquery shows the TCP stream on both ends of
+# the link from switch 0 to switch 1 (PortXmitData and PortRcvData, in
+# 4-octet words).  Under OpenSM (--sm opensm) the same proves that OpenSM
+# found the line and programmed every switch's LFT and MFT.
 #
 #   h1: ib (sib0) 10.49.0.1 == [switch 0] == [switch 1] == [switch 2] == h2: ib (sib1) 10.49.0.2
 #
@@ -33,6 +35,12 @@ LIFE=0x0e
 [ "$SIB_SM" = builtin ] || LIFE=0x12
 
 gid_of() { cat "/sys/class/infiniband/$1/ports/1/gids/0"; }
+sw_name() { printf 'S-%016x' $((SW_GUID + $1)); }
+# sw_block S: switch S's lines in ibnetdiscover's $topo; sw_lid S, its LID.
+sw_block() { awk -v s="\"$(sw_name "$1")\"" '$1 == "Switch" { on = $3 == s } on' <<<"$topo"; }
+sw_lid() { sw_block "$1" | sed -n 's/^Switch.* lid \([0-9]*\) .*/\1/p'; }
+# isl_data LID PORT FIELD: PortXmitData or PortRcvData of a switch's port.
+isl_data() { perfquery "${FROM[@]}" -x "$1" "$2" | diag_field "$3"; }
 unrouted() { echo $(($(sib_counter "$1" 1 drop_unrouted) + $(sib_counter "$1" 1 drop_port_down))); }
 
 step "switches=5 refused at load, saying why"
@@ -56,6 +64,13 @@ done
 # Each link is listed from both its ends: the two HCAs' and the two
 # between switches.
 assert_eq "$(grep -c '4xEDR' <<<"$topo")" $((2 * (2 + SWITCHES - 1))) "link ends at 4xEDR"
+# The link from switch 0 to switch 1: "[3] "S-...02"[2]" in switch 0's block.
+isl=$(sw_block 0 | sed -n "s/^\[\([0-9]*\)\][[:space:]]*\"$(sw_name 1)\"\[\([0-9]*\)\].*/\1 \2/p")
+read -r isl0 isl1 <<<"$isl"
+[ -n "$isl0" ] || fail "no link from switch 0 to switch 1 in ibnetdiscover"
+sw0=$(sw_lid 0)
+sw1=$(sw_lid 1)
+echo "switch 0 (LID $sw0) port $isl0 == switch 1 (LID $sw1) port $isl1"
 
 step "ibtracert: sib0 to sib1 through the $SWITCHES switches, by their LFTs"
 trace=$(ibtracert "${FROM[@]}" "$lid1" "$lid2")
@@ -75,14 +90,23 @@ assert_eq "$(sed -n 's/^[[:space:]]*dlid\.*//p' <<<"$pr" | head -n 1)" "$lid2" "
 
 # run DRIVER NET: both modes on DRIVER's interfaces (ib_ipoib), checked.
 run() {
-	local drv=$1 net=$2 u1 u2
+	local drv=$1 net=$2 u1 u2 tx rx
 	u1=$(unrouted sib0)
 	u2=$(unrouted sib1)
 	step "$drv: datagram mode, end switch to end switch"
 	two_hosts ib_ipoib "$net"
 	assert on h1 ping -c 3 -i 0.2 -W 3 "$net.2"
 	assert on h2 ping -c 3 -i 0.2 -W 3 "$net.1"
+	tx=$(isl_data "$sw0" "$isl0" PortXmitData)
+	rx=$(isl_data "$sw1" "$isl1" PortRcvData)
 	tcp_exact h2 "$net.2" h1 2 "$drv datagram TCP"
+	tx=$(($(isl_data "$sw0" "$isl0" PortXmitData) - tx))
+	rx=$(($(isl_data "$sw1" "$isl1" PortRcvData) - rx))
+	echo "$drv: switch 0 port $isl0 sent $tx words, switch 1 port $isl1 received $rx"
+	# 2 MiB of payload and its headers (under a quarter more), in words.
+	assert_ge "$tx" $((2 << 18)) "$drv: switch 0 PortXmitData"
+	assert_ge $(((2 << 18) * 5 / 4)) "$tx" "$drv: switch 0 PortXmitData (words, not octets)"
+	assert_ge "$rx" $((2 << 18)) "$drv: switch 1 PortRcvData"
 
 	step "$drv: connected mode"
 	two_hosts_connected

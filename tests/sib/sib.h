@@ -15,13 +15,17 @@
  * spread along it in fabric index order, the first on switch 0 and the
  * last on the last switch (sib_switch.c says how).  Each port has a
  * subnet management agent and a PMA (process_mad), and so has each
- * switch; SMPs travel between them by directed route or by LID.
+ * switch, its PMA counting the links between switches too; SMPs travel
+ * between them by directed route or by LID, and unicast data hop by hop
+ * by each switch's LFT.
  *
  * Two ways to run the subnet (module parameter sm=): the built-in SM
- * (builtin, the default) assigns LIDs, routes min-hop and brings ports up
- * at once, and its SA answers at switch 0's port 0, LID 1; or an external
- * SM (external: OpenSM on one of the ports) does all of it through the
- * agents, and each switch forwards by the tables it programs, hop by hop.
+ * (builtin, the default) assigns LIDs, routes min-hop (the LFTs follow
+ * from its LIDs; its multicast goes straight to a group's ports) and
+ * brings ports up at once, and its SA answers at switch 0's port 0, LID
+ * 1; or an external SM (external: OpenSM on one of the ports) does all of
+ * it through the agents, and each switch forwards by the LFT and MFT it
+ * programs.
  *
  * A port's GID table (gids=, 1-8) is its GUIDInfo: entry 0 the port
  * GUID's GID, the others alias GUIDs, as an SM assigns them for SR-IOV
@@ -219,6 +223,7 @@ enum sib_pma_field {
 	SIB_PMA_LINK_DOWNED,
 	SIB_PMA_XMIT_DISCARDS,
 	SIB_PMA_VL15_DROPPED,
+	SIB_PMA_RCV_SW_RELAY_ERRORS,	/* a switch's: no way on (LFT) */
 	SIB_PMA_NR_FIELDS
 };
 
@@ -584,6 +589,15 @@ struct sib_sw_port {
 };
 
 /*
+ * What a switch counts itself, by port and PMA field: the links between
+ * switches, and the packets it could not forward.  An HCA-facing port's
+ * link counters are its HCA port's, seen from the other end.
+ */
+struct sib_sw_stats {
+	u64 cnt[SIB_FABRIC_PORTS + 1][SIB_PMA_NR_FIELDS];
+};
+
+/*
  * A switch of the line (sib_switch.c, sib_switch_sma.c): external ports
  * 1 .. nhca link HCA ports of fabric index first_hca on; isl_port[0] and
  * [1], its top ports, the switches before and after it (0: none); port 0
@@ -619,6 +633,7 @@ struct sib_switch {
 	bool state_change;		/* PortStateChange */
 
 	struct sib_sw_port port[SIB_FABRIC_PORTS + 1];
+	struct sib_sw_stats __percpu *stats;
 	u8 lft[SIB_SW_LFT_CAP];		/* unicast: the port out, per LID */
 	u32 mft[SIB_MAX_MLIDS];		/* multicast: a bit per port out */
 	struct work_struct trap_work;	/* Trap 128 to the SM */
@@ -977,6 +992,7 @@ enum sib_delivery sib_deliver_at(struct sib_pkt *pkt, struct sib_port *dport);
 bool sib_qp_can_receive(const struct sib_qp *qp, enum ib_qp_state state);
 int sib_check_keys(struct sib_port *dport, struct sib_qp *qp,
 		   const struct sib_pkt *pkt);
+u32 sib_wire_pkts(const struct sib_pkt *pkt, u32 len, u64 *octets);
 void sib_link_count(struct sib_port *port, const struct sib_pkt *pkt,
 		    u32 len, bool tx, bool mcast);
 struct sib_port *sib_port_by_gid(const union ib_gid *gid);
@@ -1071,8 +1087,11 @@ u32 sib_switch_port_toward(const struct sib_switch *sw, u32 from_sw,
 
 /* Their tables, links and port states, for the data path (any context). */
 int sib_switch_route(const struct sib_switch *sw, u16 dlid);
+void sib_switch_link_cross(struct sib_switch *sw, u32 out_port,
+			   struct sib_switch *peer, u32 in_port,
+			   const struct sib_pkt *pkt, u32 len, bool mcast);
 unsigned long sib_switch_mcast_reach(struct sib_switch *sw, u32 in_port,
-				     u16 mlid);
+				     const struct sib_pkt *pkt);
 struct sib_switch *sib_switch_peer(const struct sib_switch *sw, u32 port_num,
 				   u32 *peer_port);
 struct sib_port *sib_switch_hca(const struct sib_switch *sw, u32 port_num);
@@ -1081,6 +1100,12 @@ bool sib_switch_port_passes(struct sib_switch *sw, u32 port_num, bool smp,
 void sib_switch_port_state_locked(struct sib_switch *sw, u32 port_num,
 				  enum ib_port_state state);
 struct sib_port *sib_switch_lid_owner(u16 lid);
+
+static inline void sib_switch_count(struct sib_switch *sw, u32 port_num,
+				    enum sib_pma_field f, u64 n)
+{
+	this_cpu_add(sw->stats->cnt[port_num][f], n);
+}
 
 static inline struct sib_switch *sib_port_switch(const struct sib_port *port)
 {

@@ -4,9 +4,10 @@
  * P_Key and Q_Key checks the receiving HCA would, and copy the payload into
  * the receive buffer.  Multicast goes to every attached QP on the ports the
  * switches forward that MLID to, plus loopback on the sending port.
- * Under sm=builtin a DLID leads straight to the port that owns it; under
- * sm=external each switch on the way forwards by the tables the SM
- * programmed into it.
+ * Unicast crosses the switches hop by hop, each forwarding by its LFT:
+ * the one the built-in SM's LIDs imply, or the one an external SM
+ * programmed; so does multicast by the MFTs under sm=external, while the
+ * built-in SM's goes straight to its group's ports.
  */
 #include <linux/ktime.h>
 #include <linux/math64.h>
@@ -101,8 +102,8 @@ static bool is_ud_like(enum ib_qp_type type)
 #define SIB_WIRE_DETH_OCTETS	8
 #define SIB_WIRE_IMM_OCTETS	4
 
-void sib_link_count(struct sib_port *port, const struct sib_pkt *pkt,
-		    u32 len, bool tx, bool mcast)
+/* The packets a message of len makes on a link; *octets, their size. */
+u32 sib_wire_pkts(const struct sib_pkt *pkt, u32 len, u64 *octets)
 {
 	bool datagram = !pkt->src_qp || is_ud_like(pkt->src_qp->type);
 	u32 hdr = SIB_WIRE_BASE_OCTETS, pkts = 1;
@@ -118,9 +119,19 @@ void sib_link_count(struct sib_port *port, const struct sib_pkt *pkt,
 		hdr += SIB_WIRE_DETH_OCTETS;
 	if (pkt->with_imm)
 		hdr += SIB_WIRE_IMM_OCTETS;
+	*octets = len + (u64)pkts * hdr;
+	return pkts;
+}
+
+void sib_link_count(struct sib_port *port, const struct sib_pkt *pkt,
+		    u32 len, bool tx, bool mcast)
+{
+	u64 octets;
+	u32 pkts = sib_wire_pkts(pkt, len, &octets);
+
 	sib_count(port, tx ? SIB_CNT_LINK_TX_PKTS : SIB_CNT_LINK_RX_PKTS, pkts);
 	sib_count(port, tx ? SIB_CNT_LINK_TX_OCTETS : SIB_CNT_LINK_RX_OCTETS,
-		  len + (u64)pkts * hdr);
+		  octets);
 	if (mcast)
 		sib_count(port, tx ? SIB_CNT_LINK_TX_MCAST_PKTS :
 				     SIB_CNT_LINK_RX_MCAST_PKTS, pkts);
@@ -449,15 +460,6 @@ static enum sib_delivery dropped_on_way(const struct sib_pkt *pkt,
 	return lost(pkt);
 }
 
-static enum sib_delivery deliver_unicast(struct sib_pkt *pkt)
-{
-	struct sib_port *dport = sib_port_by_lid(pkt->dlid);
-
-	if (!dport)
-		return dropped_on_way(pkt, SIB_CNT_DROP_PORT_DOWN);
-	return sib_deliver_at(pkt, dport);
-}
-
 /*
  * Multicast to the QPs attached to mlid on the ports of forward (bits by
  * fabric index: the switch's forwarding), and on the sending port.
@@ -528,8 +530,12 @@ static void sa_work(struct work_struct *work)
 	src.port = sib_port_by_lid(src.slid);
 	rcu_read_unlock();
 	atomic_inc(&sw->sm_act_count);
-	/* The SA (built-in SM only) and switch 0's PMA share its port 0's QP1. */
-	if (src.port && held->data[1] == IB_MGMT_CLASS_PERF_MGMT)
+	/*
+	 * The SA (built-in SM only) and switch 0's PMA share its port 0's
+	 * QP1.  A PMA answers the SLID by its LFT, whoever asked: switch 0's
+	 * LFT may no longer lead there (sm=external, a link down).
+	 */
+	if (held->data[1] == IB_MGMT_CLASS_PERF_MGMT)
 		sib_switch_pma(sw, &src, held->data, held->pkt.length);
 	else if (src.port && !sib_sm_external && !sw->index)
 		sib_sa_recv(&src, held->data, held->pkt.length);
@@ -743,7 +749,10 @@ static struct sib_switch *smp_for_switch(const struct sib_pkt *pkt,
 	return to;
 }
 
-/* sm=external: a packet an LFT routes to port 0, the switch's own. */
+/*
+ * A packet an LFT routes to port 0, the switch's own: SMPs, its PMA's
+ * MADs and, under sm=builtin, switch 0's SA's.
+ */
 static enum sib_delivery deliver_to_switch(struct sib_pkt *pkt,
 					   struct sib_switch *sw, u32 in_port)
 {
@@ -751,21 +760,37 @@ static enum sib_delivery deliver_to_switch(struct sib_pkt *pkt,
 		return dropped_on_way(pkt, SIB_CNT_DROP_UNROUTED);
 	if (pkt->dst_qpn == 0 && pkt->length >= sizeof(struct ib_smp))
 		return hold_at_switch(pkt, switch_work, sw, in_port, 0);
-	if (mad_class(pkt) == IB_MGMT_CLASS_PERF_MGMT)
+	if (!sib_sm_external || mad_class(pkt) == IB_MGMT_CLASS_PERF_MGMT)
 		return deliver_to_sm(pkt, sw);
 	return SIB_DROPPED;	/* nothing else listens there */
 }
 
 /*
- * sm=external: each switch forwards by the tables the SM programmed.  A
- * packet comes in to its first switch by its sender's link (sw, sw_port;
+ * A switch could not forward: the sender's port counts it (why), and so
+ * does the switch's PMA: a relay error on the port it came in by when
+ * there is no way on, a discard on the port out when that one is down.
+ */
+static enum sib_delivery switch_dropped(const struct sib_pkt *pkt,
+					struct sib_switch *sw, u32 port_num,
+					enum sib_counter why)
+{
+	sib_switch_count(sw, port_num, why == SIB_CNT_DROP_UNROUTED ?
+			 SIB_PMA_RCV_SW_RELAY_ERRORS : SIB_PMA_XMIT_DISCARDS, 1);
+	return dropped_on_way(pkt, why);
+}
+
+/*
+ * Each switch forwards by the tables the SM programmed (sm=builtin: the
+ * LFTs its LIDs imply; its multicast goes straight to the group's ports,
+ * sib_deliver()).  A packet comes in to its first switch by its sender's link (sw, sw_port;
  * port 0 when the switch sends it) and leaves by the LFT's port for its
  * DLID, or the MFT's ports for its MLID, to an HCA or to the next switch,
- * which does the same; every port on the way must pass it.  What an LFT
- * does not route, routes to a port whose HCA does not have the LID (in
- * its LMC block), or routes round in a loop, is dropped and counted at
- * the sender's port (drop_unrouted), as a switch counts its relay errors;
- * what meets a port that is not up, likewise (drop_port_down).  An HCA
+ * which does the same; every port on the way must pass it, and each link
+ * between switches counts it at both ends.  What an LFT does not route,
+ * routes to a port whose HCA does not have the LID (in its LMC block), or
+ * routes round in a loop, is dropped and counted at the sender's port
+ * (drop_unrouted) and as the switch's relay error; what meets a port that
+ * is not up, likewise (drop_port_down, the switch's discard).  An HCA
  * reaches its own LIDs without the switch.
  */
 static enum sib_delivery forward_by_tables(struct sib_pkt *pkt, bool mcast)
@@ -773,7 +798,7 @@ static enum sib_delivery forward_by_tables(struct sib_pkt *pkt, bool mcast)
 	struct sib_switch *sw = &sib_fabric.sw[pkt->sw], *next;
 	struct sib_port *from = sib_switch_hca(sw, pkt->sw_port);
 	bool smp = pkt->dst_qpn == 0;
-	u32 in = pkt->sw_port, hops;
+	u32 in = pkt->sw_port, next_in, hops;
 	struct sib_port *dport;
 	int out;
 
@@ -783,27 +808,34 @@ static enum sib_delivery forward_by_tables(struct sib_pkt *pkt, bool mcast)
 		return dropped_on_way(pkt, SIB_CNT_DROP_PORT_DOWN);
 	if (mcast)
 		return deliver_multicast(pkt, sib_switch_mcast_reach(sw, in,
-								     pkt->dlid));
+								     pkt));
 	/* In a line no route crosses a switch twice: one that does loops. */
 	for (hops = 0; hops < sib_fabric.nswitches; hops++) {
 		out = sib_switch_route(sw, pkt->dlid);
 		if (out < 0)
-			return dropped_on_way(pkt, SIB_CNT_DROP_UNROUTED);
+			return switch_dropped(pkt, sw, in,
+					      SIB_CNT_DROP_UNROUTED);
 		if (!out)
 			return deliver_to_switch(pkt, sw, in);
 		if (!sib_switch_port_passes(sw, out, smp, false))
-			return dropped_on_way(pkt, SIB_CNT_DROP_PORT_DOWN);
+			return switch_dropped(pkt, sw, out,
+					      SIB_CNT_DROP_PORT_DOWN);
 		dport = sib_switch_hca(sw, out);
 		if (dport && sib_port_has_lid(dport, pkt->dlid))
 			return sib_deliver_at(pkt, dport);
-		next = dport ? NULL : sib_switch_peer(sw, out, &in);
+		next = dport ? NULL : sib_switch_peer(sw, out, &next_in);
 		if (!next)
-			return dropped_on_way(pkt, SIB_CNT_DROP_UNROUTED);
-		if (!sib_switch_port_passes(next, in, smp, true))
-			return dropped_on_way(pkt, SIB_CNT_DROP_PORT_DOWN);
+			return switch_dropped(pkt, sw, in,
+					      SIB_CNT_DROP_UNROUTED);
+		if (!sib_switch_port_passes(next, next_in, smp, true))
+			return switch_dropped(pkt, sw, out,
+					      SIB_CNT_DROP_PORT_DOWN);
+		sib_switch_link_cross(sw, out, next, next_in, pkt,
+				      wire_len(pkt), false);
 		sw = next;
+		in = next_in;
 	}
-	return dropped_on_way(pkt, SIB_CNT_DROP_UNROUTED);
+	return switch_dropped(pkt, sw, in, SIB_CNT_DROP_UNROUTED);
 }
 
 static bool is_mad(const struct sib_pkt *pkt)
@@ -916,8 +948,9 @@ static bool sib_injected_fault(struct sib_pkt *pkt)
 enum sib_delivery sib_deliver(struct sib_pkt *pkt)
 {
 	bool mcast = pkt->dlid >= SIB_MLID_BASE && pkt->dlid != 0xffff;
+	struct sib_mcast_group *grp;
 	struct sib_switch *to;
-	u32 in_port;
+	u32 in_port, index;
 
 	if (pkt->src_port) {
 		sib_count(pkt->src_port, SIB_CNT_TX_PKTS, 1);
@@ -930,20 +963,13 @@ enum sib_delivery sib_deliver(struct sib_pkt *pkt)
 	to = smp_for_switch(pkt, &in_port);
 	if (to)
 		return hold_at_switch(pkt, switch_work, to, in_port, 0);
-	if (sib_sm_external)
+	if (sib_sm_external || !mcast)
 		return forward_by_tables(pkt, mcast);
-	if (mcast) {
-		struct sib_mcast_group *grp;
-		u32 index = pkt->dlid - SIB_MLID_BASE;
-
-		grp = index < SIB_MAX_MLIDS ?
-		      rcu_dereference(sib_fabric.by_mlid[index]) : NULL;
-		return deliver_multicast(pkt, grp ? READ_ONCE(grp->forward) : 0);
-	}
-	to = sib_switch_by_lid(pkt->dlid);
-	if (to)
-		return deliver_to_sm(pkt, to);
-	return deliver_unicast(pkt);
+	/* sm=builtin: to the ports the SA's group forwards to, directly. */
+	index = pkt->dlid - SIB_MLID_BASE;
+	grp = index < SIB_MAX_MLIDS ?
+	      rcu_dereference(sib_fabric.by_mlid[index]) : NULL;
+	return deliver_multicast(pkt, grp ? READ_ONCE(grp->forward) : 0);
 }
 
 /* A switch's port 0 answers from its LID, QP1, in the requester's partition. */

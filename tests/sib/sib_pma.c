@@ -3,7 +3,8 @@
  * The performance management agents (IBA 16.1) of every HCA and of the
  * switch: ClassPortInfo, PortCounters and PortCountersExtended, from the
  * link counters the fabric keeps per HCA port (sib_fabric.c); a switch
- * port shows its link from the other end.  A Set resets what its
+ * port to an HCA shows its link from the other end, one between switches
+ * what the switches counted (sib_switch.c).  A Set resets what its
  * CounterSelect names: the PMA notes the values then and shows what came
  * since, so the fabric's own counters (debugfs) run on untouched.
  */
@@ -43,6 +44,8 @@ u64 sib_pma_raw(struct sib_port *port, enum sib_pma_field f)
 		return sib_counter_sum(port, SIB_CNT_DROP_PORT_DOWN);
 	case SIB_PMA_VL15_DROPPED:
 		return sib_counter_sum(port, SIB_CNT_VL15_DROPPED);
+	case SIB_PMA_RCV_SW_RELAY_ERRORS:
+		return 0;	/* an HCA relays nothing */
 	default:
 		WARN_ON_ONCE(1);
 		return 0;
@@ -133,6 +136,7 @@ static u32 sat(u64 v, u32 max)
  */
 static const struct pma_select_bit pma_counters_map[] = {
 	{ BIT(2), SIB_PMA_LINK_DOWNED },
+	{ BIT(5), SIB_PMA_RCV_SW_RELAY_ERRORS },
 	{ BIT(6), SIB_PMA_XMIT_DISCARDS },
 	{ BIT(11), SIB_PMA_VL15_DROPPED },
 	{ BIT(12), SIB_PMA_XMIT_OCTETS },
@@ -156,6 +160,9 @@ static u16 pma_port_counters(struct pma_req *r)
 	pc->port_select = in->port_select;
 	pc->counter_select = in->counter_select;
 	pc->link_downed_counter = sat(pma_sum(r, SIB_PMA_LINK_DOWNED), U8_MAX);
+	pc->port_rcv_switch_relay_errors =
+		cpu_to_be16(sat(pma_sum(r, SIB_PMA_RCV_SW_RELAY_ERRORS),
+				U16_MAX));
 	pc->port_xmit_discards =
 		cpu_to_be16(sat(pma_sum(r, SIB_PMA_XMIT_DISCARDS), U16_MAX));
 	pc->vl15_dropped =

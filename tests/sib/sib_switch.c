@@ -15,13 +15,16 @@
  * share of them), from switch to switch over the links between them,
  * LID-routed ones to a switch's own LID.  Here too: their ports' states,
  * the forwarding tables the data path reads (sm=external), the Trap 128
- * a switch sends an external SM when a link changes, and their PMAs.
+ * a switch sends an external SM when a link changes, and their PMAs,
+ * with what each counts itself: the packets on the links between
+ * switches and those it could not forward.
  *
- * Under sm=builtin, data packets go straight to the port owning the LID
- * (the min-hop route the built-in SM shows in each switch's LFT always
- * gets there), an HCA-facing port's state is its HCA port's and the
- * links between switches are up.  Under sm=external the fabric forwards
- * hop by hop by the LFTs and MFTs the SM programmed (sib_fabric.c).
+ * Unicast goes hop by hop by each switch's LFT (sib_fabric.c): under
+ * sm=builtin the min-hop one its LIDs imply, worked out as it is read;
+ * under sm=external the one the SM programmed, and multicast by the MFTs
+ * too.  Under sm=builtin, multicast goes straight to its group's ports,
+ * an HCA-facing port's state is its HCA port's and the links between
+ * switches are up.
  *
  * Everything but the data path's lookups runs in the fabric's ordered
  * work queue, as the SA does.
@@ -81,6 +84,9 @@ int sib_switch_init(u32 nhca, u32 nswitches)
 		struct sib_switch *sw = &sws[s];
 
 		sw->index = s;
+		sw->stats = alloc_percpu(struct sib_sw_stats);
+		if (!sw->stats)
+			goto nomem;
 		sw->nports = most + (nswitches > 1 ? 2 : 0);
 		if (s > 0)
 			sw->isl_port[0] = most + 1;
@@ -98,6 +104,12 @@ int sib_switch_init(u32 nhca, u32 nswitches)
 	sib_fabric.nswitches = nswitches;
 	sw_nhca = nhca;
 	return 0;
+
+nomem:
+	while (s--)
+		free_percpu(sws[s].stats);
+	kvfree(sws);
+	return -ENOMEM;
 }
 
 /* At unload, the ports gone and no packet held: no trap may still wait. */
@@ -105,8 +117,10 @@ void sib_switch_exit(void)
 {
 	u32 s;
 
-	for (s = 0; s < sib_fabric.nswitches; s++)
+	for (s = 0; s < sib_fabric.nswitches; s++) {
 		cancel_work_sync(&sib_fabric.sw[s].trap_work);
+		free_percpu(sib_fabric.sw[s].stats);
+	}
 	kvfree(sib_fabric.sw);
 	sib_fabric.sw = NULL;
 	sib_fabric.nswitches = 0;
@@ -257,6 +271,8 @@ void sib_switch_isl_update_locked(struct sib_switch *sw, u32 port_num,
 	if (sw->port[port_num].state != IB_PORT_DOWN && (retrain || !can)) {
 		sib_switch_port_state_locked(sw, port_num, IB_PORT_DOWN);
 		sib_switch_port_state_locked(peer, pp, IB_PORT_DOWN);
+		sib_switch_count(sw, port_num, SIB_PMA_LINK_DOWNED, 1);
+		sib_switch_count(peer, pp, SIB_PMA_LINK_DOWNED, 1);
 	}
 	if (can && sw->port[port_num].state == IB_PORT_DOWN) {
 		sib_switch_port_state_locked(sw, port_num, IB_PORT_INIT);
@@ -288,14 +304,44 @@ bool sib_switch_port_passes(struct sib_switch *sw, u32 port_num, bool smp,
 }
 
 /*
- * sm=external: the port the LFT sends dlid out of (0: the switch's own),
- * or -1: not routed (not in the table, above LinearFDBTop, or to a port
- * the switch does not have).
+ * Under rcu_read_lock(): one LFT entry as the built-in SM routes it: the
+ * port itself on this switch, else the top port towards its switch.
+ */
+u8 sib_switch_builtin_lft(const struct sib_switch *sw, u16 lid)
+{
+	struct sib_switch *to = sib_switch_by_lid(lid);
+	struct sib_port *port;
+	u32 dst, out;
+
+	if (to) {
+		dst = to->index;
+		out = 0;
+	} else {
+		port = lid >= SIB_FIRST_LID ? sib_port_by_lid(lid) : NULL;
+		if (!port)
+			return SW_NO_PORT;
+		dst = port->sw_index;
+		out = port->sw_port;
+	}
+	if (dst == sw->index)
+		return out;
+	return sw->isl_port[dst > sw->index];
+}
+
+/*
+ * Under rcu_read_lock(): the port the LFT sends dlid out of (0: the
+ * switch's own), or -1: not routed (not in the table, above
+ * LinearFDBTop, or to a port the switch does not have).  The built-in
+ * SM's LFT is worked out as it is read, from the LIDs it gave.
  */
 int sib_switch_route(const struct sib_switch *sw, u16 dlid)
 {
 	u8 out;
 
+	if (!sib_sm_external) {
+		out = sib_switch_builtin_lft(sw, dlid);
+		return out == SW_NO_PORT ? -1 : out;
+	}
 	if (dlid >= SIB_SW_LFT_CAP || dlid > READ_ONCE(sw->lft_top))
 		return -1;
 	out = READ_ONCE(sw->lft[dlid]);
@@ -303,16 +349,38 @@ int sib_switch_route(const struct sib_switch *sw, u16 dlid)
 }
 
 /*
+ * A packet of len crossed the link from sw's out_port to peer's in_port:
+ * one end sent it, the other received it, as their PMAs show.
+ */
+void sib_switch_link_cross(struct sib_switch *sw, u32 out_port,
+			   struct sib_switch *peer, u32 in_port,
+			   const struct sib_pkt *pkt, u32 len, bool mcast)
+{
+	u64 octets;
+	u32 pkts = sib_wire_pkts(pkt, len, &octets);
+
+	sib_switch_count(sw, out_port, SIB_PMA_XMIT_PKTS, pkts);
+	sib_switch_count(sw, out_port, SIB_PMA_XMIT_OCTETS, octets);
+	sib_switch_count(peer, in_port, SIB_PMA_RCV_PKTS, pkts);
+	sib_switch_count(peer, in_port, SIB_PMA_RCV_OCTETS, octets);
+	if (mcast) {
+		sib_switch_count(sw, out_port, SIB_PMA_XMIT_MCAST, pkts);
+		sib_switch_count(peer, in_port, SIB_PMA_RCV_MCAST, pkts);
+	}
+}
+
+/*
  * Under rcu_read_lock(), sm=external: the HCA ports (bits by fabric
- * index) the MFTs carry mlid to from sw, where it came in by in_port
- * (0: the switch's own), switch after switch along the links whose ports
- * pass it.  Never back out the port it came in by; a switch reached
- * twice (MFTs that loop) forwards once.
+ * index) the MFTs carry pkt's MLID to from sw, where it came in by
+ * in_port (0: the switch's own), switch after switch along the links
+ * whose ports pass it, each counting it.  Never back out the port it came
+ * in by; a switch reached twice (MFTs that loop) forwards once.
  */
 unsigned long sib_switch_mcast_reach(struct sib_switch *sw, u32 in_port,
-				     u16 mlid)
+				     const struct sib_pkt *pkt)
 {
 	struct sib_switch *todo[SIB_MAX_SWITCHES], *peer;
+	u16 mlid = pkt->dlid;
 	u32 todo_in[SIB_MAX_SWITCHES], index = mlid - SIB_MLID_BASE;
 	unsigned long forward = 0, seen = BIT(sw->index), ports;
 	u32 n = 0, p, pp;
@@ -341,6 +409,8 @@ unsigned long sib_switch_mcast_reach(struct sib_switch *sw, u32 in_port,
 			    !sib_switch_port_passes(peer, pp, false, true))
 				continue;
 			seen |= BIT(peer->index);
+			sib_switch_link_cross(sw, p, peer, pp, pkt, pkt->length,
+					      true);
 			todo[n] = peer;
 			todo_in[n++] = pp;
 		}
@@ -397,18 +467,17 @@ static void sw_send_smp(struct sib_switch *sw, struct ib_smp *smp,
 	if (out_port && sib_switch_port_passes(sw, out_port, true, false)) {
 		dport = sib_switch_hca(sw, out_port);
 		peer = sib_switch_peer(sw, out_port, &pp);
-		if (dport)
+		if (dport) {
 			sib_deliver_at(&pkt, dport);
-		else if (peer && sib_switch_port_passes(peer, pp, true, true))
+		} else if (peer && sib_switch_port_passes(peer, pp, true, true)) {
+			sib_switch_link_cross(sw, out_port, peer, pp, &pkt,
+					      pkt.length, false);
 			sib_fabric_smp_to_switch(&pkt, peer->index, pp);
+		}
 	} else if (out_port) {
 		/* its link is down: the SMP is lost */
-	} else if (sib_sm_external) {
-		sib_deliver(&pkt);	/* by the LFTs, from port 0 */
 	} else {
-		dport = sib_port_by_lid(dlid);
-		if (dport)
-			sib_deliver_at(&pkt, dport);
+		sib_deliver(&pkt);	/* by the LFTs, from port 0 */
 	}
 	rcu_read_unlock();
 	local_bh_enable();
@@ -529,22 +598,25 @@ void sib_switch_smp(struct sib_switch *sw, struct ib_smp *smp, u32 len,
 }
 
 /*
- * The PMA: an HCA-facing port's counters are its link's, seen from the
- * switch's end (what the HCA sent, the switch received); port 0 and the
- * top ports count nothing.  Resets are the switch's own.
+ * The PMA: an HCA-facing port's link counters are its link's, seen from
+ * the switch's end (what the HCA sent, the switch received); the top
+ * ports' are the switch's own (sib_switch_link_cross()), and so are every
+ * port's discards, relay errors and, on the top ports, times the link
+ * went down.  Resets are the switch's own.
  */
 static const enum sib_pma_field sw_mirror[SIB_PMA_NR_FIELDS] = {
 	[SIB_PMA_XMIT_OCTETS] = SIB_PMA_RCV_OCTETS,
 	[SIB_PMA_RCV_OCTETS] = SIB_PMA_XMIT_OCTETS,
 	[SIB_PMA_XMIT_PKTS] = SIB_PMA_RCV_PKTS,
 	[SIB_PMA_RCV_PKTS] = SIB_PMA_XMIT_PKTS,
-	[SIB_PMA_XMIT_UCAST] = SIB_PMA_RCV_UCAST,
-	[SIB_PMA_RCV_UCAST] = SIB_PMA_XMIT_UCAST,
+	[SIB_PMA_XMIT_UCAST] = SIB_PMA_NR_FIELDS,	/* less multicast */
+	[SIB_PMA_RCV_UCAST] = SIB_PMA_NR_FIELDS,
 	[SIB_PMA_XMIT_MCAST] = SIB_PMA_RCV_MCAST,
 	[SIB_PMA_RCV_MCAST] = SIB_PMA_XMIT_MCAST,
 	[SIB_PMA_LINK_DOWNED] = SIB_PMA_LINK_DOWNED,
 	[SIB_PMA_XMIT_DISCARDS] = SIB_PMA_NR_FIELDS,
 	[SIB_PMA_VL15_DROPPED] = SIB_PMA_NR_FIELDS,
+	[SIB_PMA_RCV_SW_RELAY_ERRORS] = SIB_PMA_NR_FIELDS,
 };
 
 static u64 sw_pma_raw(struct sib_switch *sw, u32 port_num,
@@ -552,13 +624,22 @@ static u64 sw_pma_raw(struct sib_switch *sw, u32 port_num,
 {
 	struct sib_port *hca;
 	u64 raw = 0;
+	int cpu;
 
+	if (f == SIB_PMA_XMIT_UCAST)
+		return sw_pma_raw(sw, port_num, SIB_PMA_XMIT_PKTS) -
+		       sw_pma_raw(sw, port_num, SIB_PMA_XMIT_MCAST);
+	if (f == SIB_PMA_RCV_UCAST)
+		return sw_pma_raw(sw, port_num, SIB_PMA_RCV_PKTS) -
+		       sw_pma_raw(sw, port_num, SIB_PMA_RCV_MCAST);
+	for_each_possible_cpu(cpu)
+		raw += per_cpu_ptr(sw->stats, cpu)->cnt[port_num][f];
 	if (sw_mirror[f] == SIB_PMA_NR_FIELDS)
-		return 0;
+		return raw;
 	rcu_read_lock();
 	hca = sib_switch_hca(sw, port_num);
 	if (hca)
-		raw = sib_pma_raw(hca, sw_mirror[f]);
+		raw += sib_pma_raw(hca, sw_mirror[f]);
 	rcu_read_unlock();
 	return raw;
 }

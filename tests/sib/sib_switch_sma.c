@@ -463,31 +463,6 @@ static u16 sw_vlarb(struct sw_req *r)
 	return 0;
 }
 
-/*
- * Under rcu_read_lock(): one LFT entry as the built-in SM routes it: the
- * port itself on this switch, else the top port towards its switch.
- */
-static u8 sw_builtin_lft(const struct sib_switch *sw, u16 lid)
-{
-	struct sib_switch *to = sib_switch_by_lid(lid);
-	struct sib_port *port;
-	u32 dst, out;
-
-	if (to) {
-		dst = to->index;
-		out = 0;
-	} else {
-		port = lid >= SIB_FIRST_LID ? sib_port_by_lid(lid) : NULL;
-		if (!port)
-			return SW_NO_PORT;
-		dst = port->sw_index;
-		out = port->sw_port;
-	}
-	if (dst == sw->index)
-		return out;
-	return sw->isl_port[dst > sw->index];
-}
-
 /* LinearForwardingTable (IBA 14.2.5.10): 64 LIDs a block, a port each. */
 static u16 sw_lft(struct sw_req *r)
 {
@@ -503,7 +478,7 @@ static u16 sw_lft(struct sw_req *r)
 	if (!sib_sm_external) {
 		rcu_read_lock();
 		for (i = 0; i < SIB_LFT_BLOCK; i++)
-			r->out->data[i] = sw_builtin_lft(sw, block * SIB_LFT_BLOCK + i);
+			r->out->data[i] = sib_switch_builtin_lft(sw, block * SIB_LFT_BLOCK + i);
 		rcu_read_unlock();
 		return 0;
 	}
