@@ -229,6 +229,66 @@ bench_udp() {
 	result "udp64_$tag" "$who" "$r" "$pps"
 }
 
+# blast_pinned ADDR CLI: 64-byte datagrams for BENCH_SECS from two
+# senders in CLI, one pinned to each CPU, to ports 9010 and 9011 of ADDR.
+blast_pinned() {
+	local i pids=()
+	for i in 0 1; do
+		ip netns exec "$2" taskset -c "$i" \
+			udpbench blast "$1" $((9010 + i)) "$BENCH_SECS" 64 >&2 &
+		pids+=($!)
+	done
+	wait "${pids[@]}" || true
+}
+
+# udp_pinned SRV ADDR CLI METRIC WHO ROUND: blast_pinned to a sink for
+# each sender in SRV; prints the sum of the sinks' rates (packets/s).
+udp_pinned() {
+	local i pids=() pps sum=0
+	for i in 0 1; do
+		ip netns exec "$1" udpbench sink $((9010 + i)) >"sink.$i.out" &
+		pids+=($!)
+	done
+	for i in 0 1; do
+		wait_for 10 udp_bound "$1" $((9010 + i)) || echo "udp_pinned: sink $i did not bind" >&2
+	done
+	profiled "$4" "$5" "$6" blast_pinned "$2" "$3"
+	for i in 0 1; do
+		# A sink stops after a second without packets.
+		wait_for 10 eval "! kill -0 ${pids[$i]}" || kill "${pids[$i]}" 2>/dev/null || true
+		wait "${pids[$i]}" 2>/dev/null || true
+		cat "sink.$i.out" >&2
+		pps=$(field "$(cat "sink.$i.out")" pps)
+		[ "${pps:-0}" -gt 0 ] || return 0
+		sum=$((sum + pps))
+	done
+	echo "$sum"
+}
+
+# bench_udp_tss TAG WHO ROUND SRV ADDR CLI: 64-byte datagrams from a
+# sender pinned to each CPU, each to its own sink, received rates summed
+# (udp2_TAG); then, ours only, the same over two send queues (ethtool -L
+# tx 2 on the sender; XPS: CPU n sends on queue n; udp2q2_TAG), the sender
+# back to one queue after.  The in-tree driver has one TX queue: n/a.
+bench_udp_tss() {
+	local tag=$1 who=$2 r=$3 ifc
+	[ "$4" != - ] || { na "$2" "$3" "udp2_$tag" "udp2q2_$tag"; return; }
+	result "udp2_$tag" "$who" "$r" "$(udp_pinned "$4" "$5" "$6" "udp2_$tag" "$who" "$r")"
+	if [ "$who" != ours ]; then
+		na "$who" "$r" "udp2q2_$tag"
+		return
+	fi
+	ifc=$(ip netns exec "$6" ls /sys/class/net | grep -vx lo)
+	if ! ip netns exec "$6" ethtool -L "$ifc" tx 2; then
+		echo "bench_udp_tss: $ifc takes no second TX queue" >&2
+		na "$who" "$r" "udp2q2_$tag"
+		return
+	fi
+	result "udp2q2_$tag" "$who" "$r" "$(udp_pinned "$4" "$5" "$6" "udp2q2_$tag" "$who" "$r")"
+	ip netns exec "$6" ethtool -L "$ifc" tx 1 ||
+		echo "bench_udp_tss: $ifc stays at two TX queues" >&2
+}
+
 # bench_rnr TAG WHO ROUND SRV ADDR CLI: RNR NAKs the server's HCA sent in
 # a one-second burst of 4 TCP streams to interfaces just brought down and
 # up (rnr_TAG), so that each driver starts from what it posts at up: ours

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * UDP load for the benchmark (tests/bench/): small-packet rate and
- * request/response latency over IPv4.
+ * request/response latency over IPv4; and, for the cases, datagrams that
+ * must all arrive.
  *
  *   udpbench echo PORT                      answer every datagram, forever
  *   udpbench rr ADDR PORT COUNT SIZE        COUNT ping-pongs, one at a time;
@@ -11,10 +12,19 @@
  *   udpbench blast ADDR PORT SECONDS SIZE[:SIZE2]
  *                                           send as fast as the stack lets us,
  *                                           sizes taking turns if two
+ *   udpbench ack PORT                       answer each datagram with its
+ *                                           number, count them until 1 s of
+ *                                           quiet
+ *   udpbench window ADDR PORT COUNT SIZE WINDOW
+ *                                           COUNT datagrams, at most WINDOW
+ *                                           of them unanswered; fails when
+ *                                           an answer is a second late
  *
  * Each prints one line of name=value pairs for the bench to parse.  blast
  * numbers its datagrams and sink counts those that came after a later one
- * (reordered=).  echo and rr spin on their socket rather than sleep: in a
+ * (reordered=).  window keeps few datagrams in flight, so that none is
+ * lost to a receive ring or socket buffer that a burst filled: what does
+ * not arrive is lost by the path.  echo and rr spin on their socket rather than sleep: in a
  * TCG guest a sleeping task may wait for the next timer tick to run again,
  * and the figure would be the tick, not the network path.
  */
@@ -216,6 +226,68 @@ static int mode_blast(const char *addr, const char *port, double secs,
 	return 0;
 }
 
+static int mode_ack(const char *port)
+{
+	struct sockaddr_in sin, from;
+	struct pollfd pfd;
+	long packets = 0, bytes = 0;
+	socklen_t flen;
+	ssize_t n;
+	int fd = udp_socket(NULL, port, 1, &sin);
+
+	pfd.fd = fd;
+	pfd.events = POLLIN;
+	while (poll(&pfd, 1, packets ? 1000 : 30000) > 0) {
+		flen = sizeof(from);
+		n = recvfrom(fd, buf, sizeof(buf), 0, (struct sockaddr *)&from,
+			     &flen);
+		if (n < 0)
+			continue;
+		packets++;
+		bytes += n;
+		if (n >= (ssize_t)sizeof(long))
+			sendto(fd, buf, sizeof(long), 0,
+			       (struct sockaddr *)&from, flen);
+	}
+	printf("ack packets=%ld bytes=%ld\n", packets, bytes);
+	return packets ? 0 : 1;
+}
+
+static int mode_window(const char *addr, const char *port, long count,
+		       long size, long window)
+{
+	struct sockaddr_in to;
+	struct pollfd pfd;
+	long sent = 0, answered = 0, seq;
+	ssize_t n;
+	int fd = udp_socket(addr, port, 0, &to);
+
+	if (connect(fd, (struct sockaddr *)&to, sizeof(to)) < 0) {
+		perror("udpbench: connect");
+		return 1;
+	}
+	memset(buf, 0x5a, sizeof(buf));
+	pfd.fd = fd;
+	pfd.events = POLLIN;
+	while (answered < count) {
+		for (; sent < count && sent - answered < window; sent++) {
+			memcpy(buf, &sent, sizeof(sent));
+			if (send(fd, buf, size, 0) != size)
+				return perror("udpbench: send"), 1;
+		}
+		if (poll(&pfd, 1, 1000) <= 0)
+			break;
+		n = recv(fd, &seq, sizeof(seq), 0);
+		if (n == sizeof(seq))
+			answered++;
+		else if (n < 0 && errno != EINTR)
+			return perror("udpbench: recv"), 1;
+	}
+	printf("window sent=%ld bytes=%ld answered=%ld\n", sent, sent * size,
+	       answered);
+	return answered == count ? 0 : 1;
+}
+
 static int valid_size(long size)
 {
 	return size >= (long)sizeof(long) && size <= MAX_SIZE;
@@ -232,6 +304,8 @@ int main(int argc, char **argv)
 		return mode_echo(argv[2]);
 	if (!strcmp(mode, "sink") && argc == 3)
 		return mode_sink(argv[2]);
+	if (!strcmp(mode, "ack") && argc == 3)
+		return mode_ack(argv[2]);
 	if (second)
 		sizes[1] = atol(second + 1);
 	if (valid_size(size) && !second && !strcmp(mode, "rr") && argc == 6 &&
@@ -240,8 +314,13 @@ int main(int argc, char **argv)
 	if (valid_size(sizes[0]) && valid_size(sizes[1]) &&
 	    !strcmp(mode, "blast") && argc == 6 && atof(argv[4]) > 0)
 		return mode_blast(argv[2], argv[3], atof(argv[4]), sizes);
+	if (valid_size(size) && !second && !strcmp(mode, "window") &&
+	    argc == 7 && atol(argv[4]) > 0 && atol(argv[6]) > 0)
+		return mode_window(argv[2], argv[3], atol(argv[4]), size,
+				   atol(argv[6]));
 	fprintf(stderr,
-		"usage: udpbench echo PORT | sink PORT |\n"
-		"       rr ADDR PORT COUNT SIZE | blast ADDR PORT SECONDS SIZE[:SIZE2]\n");
+		"usage: udpbench echo PORT | sink PORT | ack PORT |\n"
+		"       rr ADDR PORT COUNT SIZE | blast ADDR PORT SECONDS SIZE[:SIZE2] |\n"
+		"       window ADDR PORT COUNT SIZE WINDOW\n");
 	return 2;
 }

@@ -3,11 +3,12 @@
 #
 # Benchmark, datagram mode on a 2048-byte fabric (MTU 2044): TCP with 1
 # and 4 streams and its CPU cost, 4 streams over two send queues (ours;
-# the in-tree driver has one), 64-byte UDP rate, UDP request/response
-# latency, one stream again with completion events as interrupts; ours and
-# the in-tree driver in turn, request/response on both at once, then the
-# references: a veth pair, and the fabric's own rate (sibperf) with no
-# IPoIB on top.
+# the in-tree driver has one), 64-byte UDP rate, from one sender, then
+# from one on each CPU over one send queue and (ours) over two, UDP
+# request/response latency, one stream again with completion events as
+# interrupts; ours and the in-tree driver in turn, request/response on
+# both at once, then the references: a veth pair, and the fabric's own
+# rate (sibperf) with no IPoIB on top.
 #
 #   o1 ours(sib0) -- o2 ours(sib1)      i1 in-tree(sib2) -- i2 in-tree(sib3)
 #   v1 veth ------- v2 veth
@@ -29,7 +30,8 @@ modprobe sibperf
 
 for r in $(seq "$BENCH_ROUNDS"); do
 	step "round $r of $BENCH_ROUNDS"
-	bench_each "$r" 2k bench_tcp bench_tcp_tss bench_udp bench_rr bench_tcp_irq
+	bench_each "$r" 2k bench_tcp bench_tcp_tss bench_udp bench_udp_tss bench_rr \
+		bench_tcp_irq
 	bench_rr_both 2k "$r"
 	bench_tcp veth ref "$r" v2 10.63.0.2 v1
 	bench_udp veth ref "$r" v2 10.63.0.2 v1
