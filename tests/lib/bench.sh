@@ -163,26 +163,42 @@ bench_tcp() {
 	result "tcp4_$tag" "$who" "$r" "${out% *}"
 }
 
-# bench_tcp_tss TAG WHO ROUND SRV ADDR CLI: ours with two send queues
-# (ethtool -L tx 2 on the sender; XPS maps CPU n to queue n), 4 TCP
-# streams again: result tcp4q2_TAG.  The in-tree driver has one TX queue:
-# n/a.  The sender goes back to one queue after.
+# on_two_queues CLI CALLER KEY WHO ROUND CMD...: ours' sender in CLI with
+# two send queues (ethtool -L tx 2; XPS maps CPU n to queue n) while CMD
+# prints the figure for KEY, then back to one; n/a when it takes no
+# second queue.
+on_two_queues() {
+	local cli=$1 caller=$2 key=$3 who=$4 r=$5 ifc
+	shift 5
+	ifc=$(ip netns exec "$cli" ls /sys/class/net | grep -vx lo)
+	if ! ip netns exec "$cli" ethtool -L "$ifc" tx 2; then
+		echo "$caller: $ifc takes no second TX queue" >&2
+		na "$who" "$r" "$key"
+		return
+	fi
+	result "$key" "$who" "$r" "$("$@")"
+	ip netns exec "$cli" ethtool -L "$ifc" tx 1 ||
+		echo "$caller: $ifc stays at two TX queues" >&2
+}
+
+# rate_of CMD...: the first of the two figures CMD prints (rate, CPU).
+rate_of() {
+	local out
+	out=$("$@")
+	echo "${out% *}"
+}
+
+# bench_tcp_tss TAG WHO ROUND SRV ADDR CLI: ours with two send queues, 4
+# TCP streams again: result tcp4q2_TAG.  The in-tree driver has one TX
+# queue: n/a.
 bench_tcp_tss() {
-	local tag=$1 who=$2 r=$3 ifc out
+	local tag=$1 who=$2 r=$3
 	if [ "$who" != ours ] || [ "$4" = - ]; then
 		na "$who" "$r" "tcp4q2_$tag"
 		return
 	fi
-	ifc=$(ip netns exec "$6" ls /sys/class/net | grep -vx lo)
-	if ! ip netns exec "$6" ethtool -L "$ifc" tx 2; then
-		echo "bench_tcp_tss: $ifc takes no second TX queue" >&2
-		na "$who" "$r" "tcp4q2_$tag"
-		return
-	fi
-	out=$(profiled "tcp4q2_$tag" "$who" "$r" tcp_run "$4" "$5" "$6" 4)
-	result "tcp4q2_$tag" "$who" "$r" "${out% *}"
-	ip netns exec "$6" ethtool -L "$ifc" tx 1 ||
-		echo "bench_tcp_tss: $ifc stays at two TX queues" >&2
+	on_two_queues "$6" bench_tcp_tss "tcp4q2_$tag" "$who" "$r" \
+		rate_of profiled "tcp4q2_$tag" "$who" "$r" tcp_run "$4" "$5" "$6" 4
 }
 
 # bench_tcp_irq TAG WHO ROUND SRV ADDR CLI: one TCP stream again with the
@@ -267,26 +283,18 @@ udp_pinned() {
 
 # bench_udp_tss TAG WHO ROUND SRV ADDR CLI: 64-byte datagrams from a
 # sender pinned to each CPU, each to its own sink, received rates summed
-# (udp2_TAG); then, ours only, the same over two send queues (ethtool -L
-# tx 2 on the sender; XPS: CPU n sends on queue n; udp2q2_TAG), the sender
-# back to one queue after.  The in-tree driver has one TX queue: n/a.
+# (udp2_TAG); then, ours only, the same over two send queues (udp2q2_TAG).
+# The in-tree driver has one TX queue: n/a.
 bench_udp_tss() {
-	local tag=$1 who=$2 r=$3 ifc
+	local tag=$1 who=$2 r=$3
 	[ "$4" != - ] || { na "$2" "$3" "udp2_$tag" "udp2q2_$tag"; return; }
 	result "udp2_$tag" "$who" "$r" "$(udp_pinned "$4" "$5" "$6" "udp2_$tag" "$who" "$r")"
 	if [ "$who" != ours ]; then
 		na "$who" "$r" "udp2q2_$tag"
 		return
 	fi
-	ifc=$(ip netns exec "$6" ls /sys/class/net | grep -vx lo)
-	if ! ip netns exec "$6" ethtool -L "$ifc" tx 2; then
-		echo "bench_udp_tss: $ifc takes no second TX queue" >&2
-		na "$who" "$r" "udp2q2_$tag"
-		return
-	fi
-	result "udp2q2_$tag" "$who" "$r" "$(udp_pinned "$4" "$5" "$6" "udp2q2_$tag" "$who" "$r")"
-	ip netns exec "$6" ethtool -L "$ifc" tx 1 ||
-		echo "bench_udp_tss: $ifc stays at two TX queues" >&2
+	on_two_queues "$6" bench_udp_tss "udp2q2_$tag" "$who" "$r" \
+		udp_pinned "$4" "$5" "$6" "udp2q2_$tag" "$who" "$r"
 }
 
 # bench_rnr TAG WHO ROUND SRV ADDR CLI: RNR NAKs the server's HCA sent in
