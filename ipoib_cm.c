@@ -114,7 +114,7 @@ int ipoib_cm_check_params(void)
 		       ipoib_cm_max_conn_nosrq);
 		return -EINVAL;
 	}
-	return 0;
+	return ipoib_cm_pool_check_params();
 }
 
 static struct notifier_block cm_neigh_nb;

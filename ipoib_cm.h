@@ -303,6 +303,7 @@ struct ipoib_cm_pool *ipoib_cm_pool_get(struct ipoib_dev *priv,
 					void (*done)(struct ib_cq *cq,
 						     struct ib_wc *wc));
 void ipoib_cm_pool_put(struct ipoib_dev *priv);
+int ipoib_cm_pool_check_params(void);
 void ipoib_cm_pool_recycle(struct ipoib_cm_pool *pool,
 			   struct ipoib_cm_rx_buf *buf);
 void ipoib_cm_pool_stats(struct ipoib_dev *priv, u64 *v);

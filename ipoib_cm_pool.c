@@ -19,7 +19,7 @@
  * quarters of the target: when the HCA says a quarter of the buffers are
  * out at once (one-shot), the work item doubles the target, fills up to
  * it and re-arms.  After
- * IPOIB_CM_POOL_QUIET without such an event the target halves, down to
+ * cm_pool_quiet_ms without such an event the target halves, down to
  * the start: buffers that come back while the pool holds more than the
  * target are freed instead of posted again.  An idle pool holds what it
  * has until traffic returns its buffers.
@@ -35,18 +35,38 @@
  * that keep up are served as before.  The pressure holds for
  * IPOIB_CM_POOL_HOLD after each event, then the limit is re-armed.
  */
+#include <linux/module.h>
 #include <linux/slab.h>
 #include "ipoib_cm.h"
 #include "ipoib_rx_pages.h"
 
 #define IPOIB_CM_POOL_START	64	/* buffers a new pool posts */
-#define IPOIB_CM_POOL_QUIET	(5 * HZ)	/* no limit event: shrink */
 #define IPOIB_CM_POOL_HOLD	(HZ / 10)	/* pressure after an event */
 /* Pages the page pool keeps for reuse when more come back than go out. */
 #define IPOIB_CM_POOL_CACHE	(64 * IPOIB_CM_RX_PAGES)
 
+static unsigned int ipoib_cm_pool_quiet_ms = 5000;
+module_param_named(cm_pool_quiet_ms, ipoib_cm_pool_quiet_ms, uint, 0444);
+MODULE_PARM_DESC(cm_pool_quiet_ms,
+		 "Milliseconds without a low-buffer event before a port's shared connected-mode receive pool halves, 100-600000 (default 5000)");
+
 static LIST_HEAD(pools);
 static DEFINE_MUTEX(pools_mutex);	/* pools, each pool's users */
+
+int ipoib_cm_pool_check_params(void)
+{
+	if (ipoib_cm_pool_quiet_ms < 100 || ipoib_cm_pool_quiet_ms > 600000) {
+		pr_err(DRV_NAME ": cm_pool_quiet_ms=%u out of range 100-600000\n",
+		       ipoib_cm_pool_quiet_ms);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static unsigned long pool_quiet(void)
+{
+	return msecs_to_jiffies(ipoib_cm_pool_quiet_ms);
+}
 
 void ipoib_cm_buf_head_unmap(const struct ipoib_cm_bufs *b,
 			     struct ipoib_cm_rx_buf *buf)
@@ -255,7 +275,7 @@ static void pool_work(struct work_struct *work)
 		else
 			again = true;
 	} else if (pool->target > start &&
-		   time_after_eq(jiffies, pool->low_at + IPOIB_CM_POOL_QUIET)) {
+		   time_after_eq(jiffies, pool->low_at + pool_quiet())) {
 		WRITE_ONCE(pool->target, max(pool->target / 2, start));
 		atomic_long_inc(&pool->shrinks);
 		pool_arm(pool);
@@ -265,7 +285,7 @@ static void pool_work(struct work_struct *work)
 	if (again)
 		mod_delayed_work(system_wq, &pool->work, IPOIB_CM_POOL_HOLD);
 	else if (pool->target > start || READ_ONCE(pool->nr_bufs) < pool->target)
-		mod_delayed_work(system_wq, &pool->work, IPOIB_CM_POOL_QUIET);
+		mod_delayed_work(system_wq, &pool->work, pool_quiet());
 	mutex_unlock(&pool->mutex);
 }
 

@@ -58,6 +58,7 @@ if echo "$params" | grep -qx cm_policy; then
 	bad cm_service_id=bogus "cm_service_id"
 	bad cm_max_conn_nosrq=1025 "cm_max_conn_nosrq"
 	bad cm_idle_timeout=86401 "cm_idle_timeout"
+	bad cm_pool_quiet_ms=99 "cm_pool_quiet_ms=99 out of range 100-600000"
 fi
 [ ! -e /sys/class/net/ib0 ] || fail "an interface was left behind"
 
@@ -93,12 +94,13 @@ assert on h1 ping -c 3 -i 0.2 -W 2 10.50.0.2
 if echo "$params" | grep -qx cm_policy; then
 	step "connected-mode parameters read back and take effect"
 	modprobe -r ib_ipoib
-	ours_up cm_policy=rfc cm_service_id=rfc cm_uc=1 cm_idle_timeout=30 cm_max_conn_nosrq=8
+	ours_up cm_policy=rfc cm_service_id=rfc cm_uc=1 cm_idle_timeout=30 cm_max_conn_nosrq=8 cm_pool_quiet_ms=2000
 	assert_eq "$(cat $P/cm_policy)" rfc "cm_policy"
 	assert_eq "$(cat $P/cm_service_id)" rfc "cm_service_id"
 	assert_eq "$(cat $P/cm_uc)" Y "cm_uc"
 	assert_eq "$(cat $P/cm_idle_timeout)" 30 "cm_idle_timeout"
 	assert_eq "$(cat $P/cm_max_conn_nosrq)" 8 "cm_max_conn_nosrq"
+	assert_eq "$(cat $P/cm_pool_quiet_ms)" 2000 "cm_pool_quiet_ms"
 	a=$(wait_iface ib_ipoib sib0 1)
 	b=$(wait_iface ib_ipoib sib1 1)
 	ib_host h1 "$a" 10.50.0.1/24
