@@ -72,13 +72,15 @@ run() {
 	ip netns exec h1c taskset -c 1 udpbench sink 9 >/tmp/fair-sink.log &
 	sink=$!
 	wait_for 10 udp_bound h1c 9 || fail "the sink did not bind"
-	ip netns exec h2c taskset -c 1 udpbench blast 10.42.1.1 9 12 60000 >/tmp/fair-blast.log &
+	# Until the pings under it are done (a SIGTERM ends it; 60 s at most).
+	ip netns exec h2c taskset -c 1 udpbench blast 10.42.1.1 9 60 60000 >/tmp/fair-blast.log &
 	blast=$!
 	rx0=$(stat_of h1c "$a.8001" cm_rx_packets)
 	# shellcheck disable=SC2317 # called through wait_for
 	flooding() { [ $(($(stat_of h1c "$a.8001" cm_rx_packets) - rx0)) -ge 200 ]; }
 	wait_for 10 flooding || fail "the child's flood did not start"
 	busy=$(rtt_median_us h2 10.42.0.1 60) || fail "parent pings lost under the child's flood"
+	kill -TERM "$blast"
 	wait "$blast"
 	wait "$sink" || true
 	echo "blast: $(cat /tmp/fair-blast.log)"

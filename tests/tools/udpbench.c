@@ -11,7 +11,8 @@
  *   udpbench sink PORT                      count datagrams until 1 s of quiet
  *   udpbench blast ADDR PORT SECONDS SIZE[:SIZE2]
  *                                           send as fast as the stack lets us,
- *                                           sizes taking turns if two
+ *                                           sizes taking turns if two, until
+ *                                           SECONDS pass or a SIGTERM comes
  *   udpbench ack PORT                       answer each datagram with its
  *                                           number, count them until 1 s of
  *                                           quiet
@@ -32,6 +33,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -189,11 +191,20 @@ static int mode_sink(const char *port)
 	return packets ? 0 : 1;
 }
 
+/* A SIGTERM, held pending: a case stops the flood once it has measured. */
+static int term_pending(void)
+{
+	sigset_t set;
+
+	return !sigpending(&set) && sigismember(&set, SIGTERM);
+}
+
 static int mode_blast(const char *addr, const char *port, double secs,
 		      const long size[2])
 {
 	struct sockaddr_in to;
 	long packets = 0, refused = 0, seq = 0;
+	sigset_t term;
 	double t0, end;
 	int fd = udp_socket(addr, port, 0, &to);
 
@@ -201,10 +212,13 @@ static int mode_blast(const char *addr, const char *port, double secs,
 		perror("udpbench: connect");
 		return 1;
 	}
+	sigemptyset(&term);
+	sigaddset(&term, SIGTERM);
+	sigprocmask(SIG_BLOCK, &term, NULL);
 	memset(buf, 0x5a, sizeof(buf));
 	t0 = now();
 	end = t0 + secs;
-	while (now() < end) {
+	while (now() < end && !term_pending()) {
 		int i;
 
 		for (i = 0; i < 64; i++) {
