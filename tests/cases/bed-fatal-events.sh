@@ -78,10 +78,15 @@ hosts() {
 	assert on h1 ping -c 2 -i 0.2 -W 2 "$NET.2"
 }
 
-# pinging: h2 pings h1 in the background while a fault is raised.
+# pinging: h2 pings h1 in the background while a fault is raised (4 s at
+# most); stop_pinging once the fault has met it.
 pinging() {
 	ip netns exec h2 ping -q -i 0.1 -w 4 "$NET.1" >/dev/null 2>&1 &
 	pinger=$!
+}
+stop_pinging() {
+	kill "$pinger" 2>/dev/null || true
+	wait "$pinger" || true
 }
 
 qp_fatal() {
@@ -101,7 +106,7 @@ qp_fatal() {
 	echo "$drv: QP $qpn now $(qp_field sib0 "$qpn" state)"
 	echo "$drv: flushed $(($(sib_counter sib0 1 wr_flushed) - f0)) work requests; QP_FATAL raised $(($(async sib0 qp_fatal raised) - r0)), to a handler $(($(async sib0 qp_fatal handled) - h0))"
 	assert_ge "$(($(sib_counter sib0 1 wr_flushed) - f0))" 1 "$drv: work requests flushed"
-	wait "$pinger" || true
+	stop_pinging
 	if [ "$drv" = in-tree ]; then
 		if wait_for 3 reaches; then
 			echo "in-tree: answers again after $((SECONDS - t0)) s"
@@ -139,7 +144,7 @@ cq_err() {
 	# Its QP follows it into error (ours may have destroyed it already).
 	wait_for 5 qp_failed sib0 "$qpn" || fail "$drv: QP $qpn still in RTS after its CQ failed"
 	echo "$drv: CQ_ERR raised $(($(async sib0 cq_err raised) - r0)), to a handler $(($(async sib0 cq_err handled) - h0))"
-	wait "$pinger" || true
+	stop_pinging
 	if [ "$drv" = in-tree ]; then
 		echo "in-tree: QP $qpn: $(qp_field sib0 "$qpn" state); CQs:"
 		cat "$SIB/sib0/cqs"
