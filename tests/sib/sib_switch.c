@@ -395,9 +395,9 @@ u32 sib_switch_builtin_mft(const struct sib_switch *sw, unsigned long forward)
  * carry pkt's MLID to from sw, where it came in by in_port (0: the
  * switch's own), switch after switch along the links whose ports pass
  * it, each counting it: the MFTs the external SM programmed, or the
- * built-in SM's worked out from its group's members.  Never back out the
- * port it came in by; a switch reached twice (MFTs that loop) forwards
- * once.
+ * built-in SM's worked out from its group's members.  A port that does
+ * not pass it discards it; never back out the port it came in by; a
+ * switch reached twice (MFTs that loop) forwards once.
  */
 unsigned long sib_switch_mcast_reach(struct sib_switch *sw, u32 in_port,
 				     const struct sib_pkt *pkt)
@@ -432,6 +432,7 @@ unsigned long sib_switch_mcast_reach(struct sib_switch *sw, u32 in_port,
 			if (!sib_switch_port_passes(sw, p, false, false) ||
 			    (peer && !sib_switch_port_passes(peer, pp, false,
 							     true))) {
+				sib_switch_count(sw, p, SIB_PMA_XMIT_DISCARDS, 1);
 				continue;
 			}
 			if (hca) {
@@ -473,7 +474,9 @@ struct sib_port *sib_switch_lid_owner(u16 lid)
 
 /*
  * Put an SMP on a link (out_port: to an HCA, or to the next switch, which
- * takes it in its turn) or, LID-routed, to its LID.
+ * takes it in its turn) or, LID-routed, to its LID.  One for a link that
+ * is down is lost, a discard on the port; one for a port the switch does
+ * not have is dropped (C14-9).
  */
 static void sw_send_smp(struct sib_switch *sw, struct ib_smp *smp,
 			u32 out_port, u16 dlid)
@@ -488,26 +491,29 @@ static void sw_send_smp(struct sib_switch *sw, struct ib_smp *smp,
 		.sg = &sge,
 		.sw = sw->index,
 	};
-	struct sib_switch *peer;
-	struct sib_port *dport;
+	struct sib_switch *peer = NULL;
+	struct sib_port *dport = NULL;
 	u32 pp;
 
 	local_bh_disable();
 	rcu_read_lock();
-	if (out_port && sib_switch_port_passes(sw, out_port, true, false)) {
+	if (out_port && out_port <= sw->nports) {
 		dport = sib_switch_hca(sw, out_port);
-		peer = sib_switch_peer(sw, out_port, &pp);
-		if (dport) {
-			sib_deliver_at(&pkt, dport);
-		} else if (peer && sib_switch_port_passes(peer, pp, true, true)) {
-			sib_switch_link_cross(sw, out_port, peer, pp, &pkt,
-					      pkt.length, false);
-			sib_fabric_smp_to_switch(&pkt, peer->index, pp);
-		}
-	} else if (out_port) {
-		/* its link is down: the SMP is lost */
-	} else {
+		peer = dport ? NULL : sib_switch_peer(sw, out_port, &pp);
+	}
+	if (!out_port) {
 		sib_deliver(&pkt);	/* by the LFTs, from port 0 */
+	} else if (out_port > sw->nports) {
+		/* not a port of this switch: dropped */
+	} else if (!sib_switch_port_passes(sw, out_port, true, false) ||
+		   (peer && !sib_switch_port_passes(peer, pp, true, true))) {
+		sib_switch_count(sw, out_port, SIB_PMA_XMIT_DISCARDS, 1);
+	} else if (dport) {
+		sib_deliver_at(&pkt, dport);
+	} else if (peer) {
+		sib_switch_link_cross(sw, out_port, peer, pp, &pkt,
+				      pkt.length, false);
+		sib_fabric_smp_to_switch(&pkt, peer->index, pp);
 	}
 	rcu_read_unlock();
 	local_bh_enable();
