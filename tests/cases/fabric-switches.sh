@@ -125,7 +125,7 @@ run() {
 	# hosts ignore them), over the link by the switches' MFTs.
 	step "$drv: multicast crosses the link too, by the MFTs"
 	read -r tx rx <<<"$(isl_mcast)"
-	on h1 ping -b -c 3 -i 0.2 -W 1 "$net.255" || true
+	on h1 ping -b -c 3 -i 0.2 -W 0.2 "$net.255" || true
 	wait_for 5 isl_mcast_ge $((tx + 3)) $((rx + 3)) || true
 	read -r mtx mrx <<<"$(isl_mcast)"
 	echo "$drv: switch 0 port $isl0 sent $((mtx - tx)) multicast packets, switch 1 port $isl1 received $((mrx - rx))"

@@ -138,7 +138,7 @@ step "multicast from h2: switch 1's MFT leads to the dead port, which discards i
 ip -n h2 neigh flush dev "$b"
 disc0=$(pq1 "$sw1" "$p1" PortXmitDiscards)
 uni0=$(sib_counter sib1 1 drop_port_down)
-on h2 ping -b -c 3 -i 0.2 -W 1 "$NET.255" || true
+on h2 ping -b -c 3 -i 0.2 -W 0.2 "$NET.255" || true
 wait_for 5 mcast_discards_ge 3 || true
 disc=$(($(pq1 "$sw1" "$p1" PortXmitDiscards) - disc0))
 uni=$(($(sib_counter sib1 1 drop_port_down) - uni0))
