@@ -4,9 +4,9 @@
  * P_Key and Q_Key checks the receiving HCA would, and copy the payload into
  * the receive buffer.  Multicast goes to every attached QP on the ports the
  * switches forward that MLID to, plus loopback on the sending port.
- * Both cross the switches hop by hop, each forwarding by its LFT and
- * MFT: the ones the built-in SM's LIDs and groups imply, or the ones an
- * external SM programmed.
+ * Unicast and multicast cross the switches hop by hop, each switch
+ * forwarding by its LFT and MFT: the ones the built-in SM's LIDs and
+ * groups imply, or the ones an external SM programmed.
  */
 #include <linux/ktime.h>
 #include <linux/math64.h>

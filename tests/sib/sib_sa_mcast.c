@@ -430,9 +430,9 @@ static void sa_mcm_query_one(struct sa_ctx *ctx, const struct sa_group *grp,
 
 /*
  * Get and GetTable.  Naming a port GID (any of the port's) asks whether
- * that port is a member of each group; otherwise a group matches by its members' join states
- * together.  Either way a group answers once, with no port GID or join
- * state (sa_mcm_reply_untrusted).
+ * that port is a member of each group; otherwise a group matches by its
+ * members' join states together.  Either way a group answers once, with
+ * no port GID or join state (sa_mcm_reply_untrusted).
  */
 static u16 sa_mcm_query(struct sa_ctx *ctx, const struct sa_mcm *req)
 {
