@@ -40,15 +40,6 @@ guid_of() {
 }
 sq() { smpquery "${FROM[@]}" "$@"; }
 pma() { perfquery "${FROM[@]}" "$@"; }
-# umad_of IBDEV PORT: the umad device of that port.
-umad_of() {
-	local u
-	for u in /sys/class/infiniband_mad/umad*; do
-		[ "$(cat "$u/ibdev")" = "$1" ] && [ "$(cat "$u/port")" = "$2" ] &&
-			{ echo "/dev/infiniband/${u##*/}"; return 0; }
-	done
-	return 1
-}
 # status_of ARGS...: the status of the answer mad-send gets from sib0 port 1.
 status_of() { mad-send "$umad" "$@" | sed -n 's/^status //p'; }
 # shellcheck disable=SC2317 # called by wait_for

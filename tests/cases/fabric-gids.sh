@@ -13,8 +13,11 @@
 # to an alias GID of sib1 arrive, their bytes compared, and the
 # receiver's GRH holds the SGID used; one to a GID sib1 lacks is dropped
 # there and counted (drop_bad_dgid), and an address handle with SGID
-# index 4 is refused.  Both IPoIB drivers, the in-tree one then ours,
-# whose interfaces use GID 0, still ping and carry TCP.
+# index 4 is refused.  The SA takes sib0's join to a multicast group by
+# an alias GID as its PortGID (mad-send: an MCMemberRecord Set), lists
+# the group (saquery) and takes the leave by it; a join by a GID no port
+# has (sib0's would-be GID 4) is refused.  Both IPoIB drivers, the in-tree one then
+# ours, whose interfaces use GID 0, still ping and carry TCP.
 #
 #   h1: ib (sib0) 10.49.0.1  ===  h2: ib (sib1) 10.49.0.2
 #
@@ -55,6 +58,27 @@ gid_full() {
 
 # pr_field NAME: a field of the PathRecord saquery printed on stdin.
 pr_field() { sed -n "s/^[[:space:]]*$1\.\.*//p" | head -n 1; }
+
+# MCMemberRecord for mad-send (IBA 15.2.5.17): a group of our own, the
+# bytes up to JoinState.  mcm PORT_GID JOIN_STATE; MCM_JOIN, the
+# components of a join that creates the group: MGID, PortGID, Q_Key,
+# TClass, P_Key, SL, FlowLabel, JoinState; MCM_LEAVE: MGID, PortGID,
+# JoinState.
+MGID=ff12:e001:0000:0000:0000:0000:0000:0033
+MCM_JOIN=0x130c7
+MCM_LEAVE=0x10003
+mcm() {
+	# Q_Key 0xb1b, MLID 0, MTU, TClass 0, P_Key ffff, Rate, Life 0,
+	# SL, FlowLabel, HopLimit 0, Scope 2 and JoinState.
+	printf '%s%s%s%s%s%s%s%s%x\n' "${MGID//:/}" "${1//:/}" 00000b1b 0000 0000 \
+		ffff 0000 00000000 $((0x20 | $2))
+}
+# mcm_set METHOD PORT_GID JOIN_STATE MASK: sib0's request; the answer.
+mcm_set() { mad-send "$umad" sa "$sa_lid" "$1" 0x38 "$4" "$(mcm "$2" "$3")"; }
+status() { sed -n 's/^status //p' <<<"$1"; }
+# The answer's PortGID: record bytes 16-31, its second line.
+answer_gid() { sed -n 3p <<<"$1" | sed 's/\(....\)/\1:/g; s/:$//'; }
+mcm_listed() { saquery -C sib0 -P 1 MCMR | grep -qi 'ff12:e001::33'; }
 
 # shellcheck disable=SC2317 # called through wait_for
 bad_dgid_over() { [ "$(sib_counter sib1 1 drop_bad_dgid)" -gt "$1" ]; }
@@ -144,6 +168,25 @@ rp_refused - "udsend sib0 1 qpn=$qpn lid=$lid2 dgid=$dgid sgid=$GIDS"
 rp_has "no address handle with SGID index $GIDS: -22"
 rp_ok - "udclose sib0 1"
 rp_ok - "udclose sib1 1"
+
+step "the SA: sib0 joins a group by an alias GID and leaves by it"
+umad=$(umad_of sib0 1) || fail "no umad device for sib0 port 1"
+sa_lid=$(($(cat /sys/class/infiniband/sib0/ports/1/sm_lid)))
+alias=$(gid_at sib0 2)
+ans=$(mcm_set 0x02 "$alias" 1 $MCM_JOIN) || fail "no answer to a join by $alias"
+echo "$ans"
+assert_eq "$(status "$ans")" 0x0000 "status of sib0's join by its GID 2"
+assert_eq "$(answer_gid "$ans")" "$alias" "the join's PortGID"
+mcm_listed || fail "the SA does not list $MGID after the join"
+# (OpenSM takes a join by another port's GID from any port sharing its
+# partition, as a proxy join; the built-in SA does not.)
+stranger=$(guid_gid "$(alias_guid "$guid1" "$GIDS")")
+ans=$(mcm_set 0x02 "$stranger" 1 $MCM_JOIN) || fail "no answer to a join by $stranger"
+echo "$ans" | head -n 1
+[ "$(status "$ans")" != 0x0000 ] || fail "the SA took a join by $stranger, a GID no port has"
+ans=$(mcm_set 0x15 "$alias" 1 $MCM_LEAVE) || fail "no answer to a leave by $alias"
+assert_eq "$(status "$ans")" 0x0000 "status of sib0's leave by its GID 2"
+! mcm_listed || fail "the SA still lists $MGID, its only member gone"
 
 # run DRIVER NET: DRIVER's interfaces (ib_ipoib) ping and carry TCP.
 run() {

@@ -16,8 +16,10 @@
 # dropped on the way for want of a route.  The data crosses each switch
 # by its LFT, hop by hop: perfquery shows the TCP stream on both ends of
 # the link from switch 0 to switch 1 (PortXmitData and PortRcvData, in
-# 4-octet words).  Under OpenSM (--sm opensm) the same proves that OpenSM
-# found the line and programmed every switch's LFT and MFT.
+# 4-octet words), and broadcast pings, crossing by the MFTs, as
+# multicast packets there (PortMulticastXmitPkts, PortMulticastRcvPkts).
+# Under OpenSM (--sm opensm) the same proves that OpenSM found the line
+# and programmed every switch's LFT and MFT.
 #
 #   h1: ib (sib0) 10.49.0.1 == [switch 0] == [switch 1] == [switch 2] == h2: ib (sib1) 10.49.0.2
 #
@@ -41,6 +43,17 @@ sw_block() { awk -v s="\"$(sw_name "$1")\"" '$1 == "Switch" { on = $3 == s } on'
 sw_lid() { sw_block "$1" | sed -n 's/^Switch.* lid \([0-9]*\) .*/\1/p'; }
 # isl_data LID PORT FIELD: PortXmitData or PortRcvData of a switch's port.
 isl_data() { perfquery "${FROM[@]}" -x "$1" "$2" | diag_field "$3"; }
+# isl_mcast: multicast packets switch 0 sent out of its top port and
+# switch 1 received by its own.
+isl_mcast() {
+	echo "$(isl_data "$sw0" "$isl0" PortMulticastXmitPkts) $(isl_data "$sw1" "$isl1" PortMulticastRcvPkts)"
+}
+# shellcheck disable=SC2317 # called by wait_for
+isl_mcast_ge() {
+	local tx rx
+	read -r tx rx <<<"$(isl_mcast)"
+	[ "$tx" -ge "$1" ] && [ "$rx" -ge "$2" ]
+}
 unrouted() { echo $(($(sib_counter "$1" 1 drop_unrouted) + $(sib_counter "$1" 1 drop_port_down))); }
 
 step "switches=5 refused at load, saying why"
@@ -90,7 +103,7 @@ assert_eq "$(sed -n 's/^[[:space:]]*dlid\.*//p' <<<"$pr" | head -n 1)" "$lid2" "
 
 # run DRIVER NET: both modes on DRIVER's interfaces (ib_ipoib), checked.
 run() {
-	local drv=$1 net=$2 u1 u2 tx rx
+	local drv=$1 net=$2 u1 u2 tx rx mtx mrx
 	u1=$(unrouted sib0)
 	u2=$(unrouted sib1)
 	step "$drv: datagram mode, end switch to end switch"
@@ -107,6 +120,17 @@ run() {
 	assert_ge "$tx" $((2 << 18)) "$drv: switch 0 PortXmitData"
 	assert_ge $(((2 << 18) * 5 / 4)) "$tx" "$drv: switch 0 PortXmitData (words, not octets)"
 	assert_ge "$rx" $((2 << 18)) "$drv: switch 1 PortRcvData"
+
+	# Broadcast pings go to the broadcast group's MLID (and get no echo:
+	# hosts ignore them), over the link by the switches' MFTs.
+	step "$drv: multicast crosses the link too, by the MFTs"
+	read -r tx rx <<<"$(isl_mcast)"
+	on h1 ping -b -c 3 -i 0.2 -W 0.2 "$net.255" || true
+	wait_for 5 isl_mcast_ge $((tx + 3)) $((rx + 3)) || true
+	read -r mtx mrx <<<"$(isl_mcast)"
+	echo "$drv: switch 0 port $isl0 sent $((mtx - tx)) multicast packets, switch 1 port $isl1 received $((mrx - rx))"
+	assert_ge $((mtx - tx)) 3 "$drv: switch 0 PortMulticastXmitPkts"
+	assert_ge $((mrx - rx)) 3 "$drv: switch 1 PortMulticastRcvPkts"
 
 	step "$drv: connected mode"
 	two_hosts_connected

@@ -15,8 +15,11 @@
 # forward (a relay error once OpenSM has left it no route, a discard
 # before), and switch 1, which OpenSM no longer reaches and whose LFT
 # still leads to the dead port, discards what h2 sends (perfquery from
-# sib1), LinkDowned 1 at both ends.  Enabled again, OpenSM finds the line
-# whole and TCP crosses it again, every byte checked.
+# sib1), LinkDowned 1 at both ends; h2's broadcast pings, which switch
+# 1's MFT sends to the dead port, are discards there too, and so is an
+# SMP sent by directed route over the link, at switch 0.  Enabled again,
+# OpenSM finds the line whole and TCP crosses it again, every byte
+# checked.
 #
 #   h1: ib (sib0) 10.52.0.1 == [switch 0] =X= [switch 1] == [switch 2] == h2: ib (sib1) 10.52.0.2
 #
@@ -46,6 +49,11 @@ rx_of() { netdev_stat "$2" rx_packets "$1"; }
 sa_switches_are() { [ "$(saquery "${FROM[@]}" NR | grep -c 'node_type\.*Switch')" = "$1" ]; }
 # shellcheck disable=SC2317 # called by wait_for
 pings() { on h1 ping -c 1 -W 1 "$NET.2"; }
+# shellcheck disable=SC2317 # called by wait_for
+mcast_discards_ge() {
+	[ $(($(pq1 "$sw1" "$p1" PortXmitDiscards) - disc0 -
+	     $(sib_counter sib1 1 drop_port_down) + uni0)) -ge "$1" ]
+}
 
 SIB_SM=opensm fabric_up devices=2 ports=1 switches=3
 modprobe ib_umad
@@ -121,6 +129,33 @@ disc=$(($(pq1 "$sw1" "$p1" PortXmitDiscards) - disc0))
 echo "switch 1: port $p1 PortXmitDiscards +$disc"
 assert_ge "$disc" 3 "switch 1 port $p1 PortXmitDiscards"
 assert_eq "$(pq1 "$sw1" "$p1" LinkDownedCounter)" 1 "switch 1 port $p1 LinkDownedCounter"
+
+# h2's broadcast pings (no echo: hosts ignore them) follow the MFTs
+# OpenSM left on switches 2 and 1, to the dead port.  What the port
+# discards of h2's unicast (its neighbour probes) sib1 counts as
+# drop_port_down too, and is taken off.
+step "multicast from h2: switch 1's MFT leads to the dead port, which discards it"
+ip -n h2 neigh flush dev "$b"
+disc0=$(pq1 "$sw1" "$p1" PortXmitDiscards)
+uni0=$(sib_counter sib1 1 drop_port_down)
+on h2 ping -b -c 3 -i 0.2 -W 0.2 "$NET.255" || true
+wait_for 5 mcast_discards_ge 3 || true
+disc=$(($(pq1 "$sw1" "$p1" PortXmitDiscards) - disc0))
+uni=$(($(sib_counter sib1 1 drop_port_down) - uni0))
+echo "switch 1: port $p1 PortXmitDiscards +$disc, h2's unicast among them +$uni"
+assert_ge $((disc - uni)) 3 "multicast switch 1 port $p1 discarded (PortXmitDiscards)"
+
+step "an SMP by directed route over the dead link: lost, switch 0 discards it"
+ip -n h1 neigh flush dev "$a"
+disc0=$(pq "$sw0" "$p0" PortXmitDiscards)
+uni0=$(sib_counter sib0 1 drop_port_down)
+if smpquery "${FROM[@]}" -t 200 -D nodeinfo "0,1,$p0"; then
+	fail "an SMP crossed a disabled link"
+fi
+disc=$(($(pq "$sw0" "$p0" PortXmitDiscards) - disc0))
+uni=$(($(sib_counter sib0 1 drop_port_down) - uni0))
+echo "switch 0: port $p0 PortXmitDiscards +$disc, h1's unicast among them +$uni"
+assert_ge $((disc - uni)) 1 "SMPs switch 0 port $p0 discarded (PortXmitDiscards)"
 
 step "ibportstate: the link enabled again; OpenSM finds the line whole"
 assert ibportstate "${FROM[@]}" "$sw0" "$p0" enable

@@ -350,6 +350,16 @@ dma_api_debug() { [ -e /sys/kernel/debug/dma-api/error_count ]; }
 # lid_of IBDEV: port 1's LID, in decimal.
 lid_of() { echo $(($(cat "/sys/class/infiniband/$1/ports/1/lid"))); }
 
+# umad_of IBDEV PORT: the umad device of that port.
+umad_of() {
+	local u
+	for u in /sys/class/infiniband_mad/umad*; do
+		[ "$(cat "$u/ibdev")" = "$1" ] && [ "$(cat "$u/port")" = "$2" ] &&
+			{ echo "/dev/infiniband/${u##*/}"; return 0; }
+	done
+	return 1
+}
+
 # diag_field NAME: the value of the "NAME:.....value" line on stdin, as
 # infiniband-diags print them (smpquery, perfquery, ibstat).
 diag_field() { sed -n "s/^[[:space:]]*$1:[.[:space:]]*//p" | head -n 1; }

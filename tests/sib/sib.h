@@ -16,16 +16,15 @@
  * last on the last switch (sib_switch.c says how).  Each port has a
  * subnet management agent and a PMA (process_mad), and so has each
  * switch, its PMA counting the links between switches too; SMPs travel
- * between them by directed route or by LID, and unicast data hop by hop
- * by each switch's LFT.
+ * between them by directed route or by LID, and data hop by hop by each
+ * switch's LFT and MFT.
  *
  * Two ways to run the subnet (module parameter sm=): the built-in SM
  * (builtin, the default) assigns LIDs, routes min-hop (the LFTs follow
- * from its LIDs; its multicast goes straight to a group's ports) and
- * brings ports up at once, and its SA answers at switch 0's port 0, LID
- * 1; or an external SM (external: OpenSM on one of the ports) does all of
- * it through the agents, and each switch forwards by the LFT and MFT it
- * programs.
+ * from its LIDs, the MFTs from its SA's groups) and brings ports up at
+ * once, and its SA answers at switch 0's port 0, LID 1; or an external
+ * SM (external: OpenSM on one of the ports) does all of it through the
+ * agents, and each switch forwards by the LFT and MFT it programs.
  *
  * A port's GID table (gids=, 1-8) is its GUIDInfo: entry 0 the port
  * GUID's GID, the others alias GUIDs, as an SM assigns them for SR-IOV
@@ -558,8 +557,9 @@ struct sib_mcast_attach {
 };
 
 /*
- * One multicast LID: the switch's forwarding mask (set by the SA on joins)
- * and the QPs the HCAs attached.  Created on first use, freed at unload.
+ * One multicast LID: the built-in SA's members, from which the switches'
+ * MFTs follow (set on joins), and the QPs the HCAs attached.  Created on
+ * first use, freed at unload.
  */
 struct sib_mcast_group {
 	u16 mlid;
@@ -997,7 +997,7 @@ void sib_link_count(struct sib_port *port, const struct sib_pkt *pkt,
 		    u32 len, bool tx, bool mcast);
 struct sib_port *sib_port_by_gid(const union ib_gid *gid);
 int sib_mft_set(u16 mlid, const struct sib_port *port, bool member);
-bool sib_mft_has(u16 mlid, const struct sib_port *port);
+unsigned long sib_mft_members(u16 mlid);
 void sib_fabric_drop_held(void);
 unsigned int sib_fabric_cm_held(void);
 void sib_fabric_cm_release(void);

@@ -4,10 +4,9 @@
  * P_Key and Q_Key checks the receiving HCA would, and copy the payload into
  * the receive buffer.  Multicast goes to every attached QP on the ports the
  * switches forward that MLID to, plus loopback on the sending port.
- * Unicast crosses the switches hop by hop, each forwarding by its LFT:
- * the one the built-in SM's LIDs imply, or the one an external SM
- * programmed; so does multicast by the MFTs under sm=external, while the
- * built-in SM's goes straight to its group's ports.
+ * Unicast and multicast cross the switches hop by hop, each switch
+ * forwarding by its LFT and MFT: the ones the built-in SM's LIDs and
+ * groups imply, or the ones an external SM programmed.
  */
 #include <linux/ktime.h>
 #include <linux/math64.h>
@@ -781,17 +780,17 @@ static enum sib_delivery switch_dropped(const struct sib_pkt *pkt,
 
 /*
  * Each switch forwards by the tables the SM programmed (sm=builtin: the
- * LFTs its LIDs imply; its multicast goes straight to the group's ports,
- * sib_deliver()).  A packet comes in to its first switch by its sender's link (sw, sw_port;
- * port 0 when the switch sends it) and leaves by the LFT's port for its
- * DLID, or the MFT's ports for its MLID, to an HCA or to the next switch,
- * which does the same; every port on the way must pass it, and each link
- * between switches counts it at both ends.  What an LFT does not route,
- * routes to a port whose HCA does not have the LID (in its LMC block), or
- * routes round in a loop, is dropped and counted at the sender's port
+ * LFTs and MFTs its LIDs and groups imply).  A packet comes in to its
+ * first switch by its sender's link (sw, sw_port; port 0 when the switch
+ * sends it) and leaves by the LFT's port for its DLID, or the MFT's
+ * ports for its MLID, to an HCA or to the next switch, which does the
+ * same; every port on the way must pass it, and each link between
+ * switches counts it at both ends.  What an LFT does not route, routes to
+ * a port whose HCA does not have the LID (in its LMC block), or routes
+ * round in a loop, is dropped and counted at the sender's port
  * (drop_unrouted) and as the switch's relay error; what meets a port that
- * is not up, likewise (drop_port_down, the switch's discard).  An HCA
- * reaches its own LIDs without the switch.
+ * is not up, likewise (drop_port_down, the switch's discard; multicast,
+ * the discard alone).  An HCA reaches its own LIDs without the switch.
  */
 static enum sib_delivery forward_by_tables(struct sib_pkt *pkt, bool mcast)
 {
@@ -948,9 +947,8 @@ static bool sib_injected_fault(struct sib_pkt *pkt)
 enum sib_delivery sib_deliver(struct sib_pkt *pkt)
 {
 	bool mcast = pkt->dlid >= SIB_MLID_BASE && pkt->dlid != 0xffff;
-	struct sib_mcast_group *grp;
 	struct sib_switch *to;
-	u32 in_port, index;
+	u32 in_port;
 
 	if (pkt->src_port) {
 		sib_count(pkt->src_port, SIB_CNT_TX_PKTS, 1);
@@ -963,13 +961,7 @@ enum sib_delivery sib_deliver(struct sib_pkt *pkt)
 	to = smp_for_switch(pkt, &in_port);
 	if (to)
 		return hold_at_switch(pkt, switch_work, to, in_port, 0);
-	if (sib_sm_external || !mcast)
-		return forward_by_tables(pkt, mcast);
-	/* sm=builtin: to the ports the SA's group forwards to, directly. */
-	index = pkt->dlid - SIB_MLID_BASE;
-	grp = index < SIB_MAX_MLIDS ?
-	      rcu_dereference(sib_fabric.by_mlid[index]) : NULL;
-	return deliver_multicast(pkt, grp ? READ_ONCE(grp->forward) : 0);
+	return forward_by_tables(pkt, mcast);
 }
 
 /* A switch's port 0 answers from its LID, QP1, in the requester's partition. */

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Multicast: QP attachments (the HCA's filter) and the switch's forwarding
- * mask per MLID (set by the SA as ports join and leave).
+ * Multicast: QP attachments (the HCA's filter) and the built-in SA's
+ * members per MLID (set as ports join and leave), from which the
+ * switches' MFTs follow.
  */
 #include <linux/slab.h>
 #include <linux/rculist.h>
@@ -141,19 +142,15 @@ int sib_mft_set(u16 mlid, const struct sib_port *port, bool member)
 	return 0;
 }
 
-bool sib_mft_has(u16 mlid, const struct sib_port *port)
+/* Under rcu_read_lock(): the ports mlid's group forwards to, by fabric index. */
+unsigned long sib_mft_members(u16 mlid)
 {
 	struct sib_mcast_group *grp;
-	bool ret = false;
 
 	if (!mlid_ok(mlid))
-		return false;
-	rcu_read_lock();
+		return 0;
 	grp = rcu_dereference(sib_fabric.by_mlid[mlid - SIB_MLID_BASE]);
-	if (grp)
-		ret = READ_ONCE(grp->forward) & BIT(port->fabric_index);
-	rcu_read_unlock();
-	return ret;
+	return grp ? READ_ONCE(grp->forward) : 0;
 }
 
 /* At unload, after every QP is gone. */

@@ -32,7 +32,7 @@
 struct sa_member {
 	struct list_head link;		/* sa_group.members */
 	struct sib_port *port;		/* valid until sib_sa_port_gone() */
-	union ib_gid gid;
+	union ib_gid gid;		/* the one its first join named */
 	u8 join_state;
 };
 
@@ -139,9 +139,9 @@ static void sa_group_reap(struct sa_group *grp)
 		sa_group_free(grp);
 }
 
-/* Add join-state bits for a port; idempotent. */
+/* Add join-state bits for a port, by one of its GIDs; idempotent. */
 static u16 sa_member_join(struct sa_group *grp, struct sib_port *port,
-			  u8 bits, u8 *state)
+			  const union ib_gid *gid, u8 bits, u8 *state)
 {
 	struct sa_member *mbr = sa_member_find(grp, port);
 	bool fresh = !mbr;
@@ -152,7 +152,7 @@ static u16 sa_member_join(struct sa_group *grp, struct sib_port *port,
 		if (!mbr)
 			return SA_ERR_NO_RESOURCES;
 		mbr->port = port;
-		mbr->gid = sib_port_gid(port);
+		mbr->gid = *gid;
 	}
 	old = mbr->join_state;
 	if (!(old & SA_JOIN_RECEIVE) && (bits & SA_JOIN_RECEIVE) &&
@@ -233,21 +233,20 @@ static bool sa_group_matches(const struct sa_mcm *g, const struct sa_mcm *q,
 
 /*
  * Joins and leaves speak for the asker's own port only (no proxy joins),
- * and need the port GID, plus the MGID to leave or the JoinState to join.
+ * by any of its GIDs (an SR-IOV function joins by its alias), and need
+ * the port GID, plus the MGID to leave or the JoinState to join.
  */
 static u16 sa_mcm_check_asker(const struct sa_ctx *ctx,
 			      const struct sa_mcm *req, ib_sa_comp_mask need)
 {
 	const struct sib_port *port = ctx->src->port;
-	union ib_gid gid;
 
 	need |= IB_SA_MCMEMBER_REC_PORT_GID;
 	if ((ctx->comp & need) != need)
 		return SA_ERR_INSUFFICIENT_COMPONENTS;
-	if (!port)
+	if (!port || sib_port_gid_index(port, &req->port_gid) < 0)
 		return SA_ERR_REQ_INVALID;
-	gid = sib_port_gid(port);
-	return sa_gid_eq(&gid, &req->port_gid) ? 0 : SA_ERR_REQ_INVALID;
+	return 0;
 }
 
 /* A join to an existing group: the port must fit the group. */
@@ -383,7 +382,8 @@ static u16 sa_mcm_join(struct sa_ctx *ctx, const struct sa_mcm *req)
 		created = !status;
 	}
 	if (!status)
-		status = sa_member_join(grp, port, req->join_state, &state);
+		status = sa_member_join(grp, port, &req->port_gid,
+					req->join_state, &state);
 	if (status) {
 		if (created)
 			sa_group_free(grp);
@@ -429,10 +429,10 @@ static void sa_mcm_query_one(struct sa_ctx *ctx, const struct sa_group *grp,
 }
 
 /*
- * Get and GetTable.  Naming a port GID asks whether that port is a member
- * of each group; otherwise a group matches by its members' join states
- * together.  Either way a group answers once, with no port GID or join
- * state (sa_mcm_reply_untrusted).
+ * Get and GetTable.  Naming a port GID (any of the port's) asks whether
+ * that port is a member of each group; otherwise a group matches by its
+ * members' join states together.  Either way a group answers once, with
+ * no port GID or join state (sa_mcm_reply_untrusted).
  */
 static u16 sa_mcm_query(struct sa_ctx *ctx, const struct sa_mcm *req)
 {
@@ -451,7 +451,7 @@ static u16 sa_mcm_query(struct sa_ctx *ctx, const struct sa_mcm *req)
 			continue;
 		}
 		list_for_each_entry(mbr, &grp->members, link)
-			if (sa_gid_eq(&mbr->gid, &req->port_gid))
+			if (sib_port_gid_index(mbr->port, &req->port_gid) >= 0)
 				sa_mcm_query_one(ctx, grp, mbr->join_state,
 						 req);
 	}

@@ -19,12 +19,11 @@
  * with what each counts itself: the packets on the links between
  * switches and those it could not forward.
  *
- * Unicast goes hop by hop by each switch's LFT (sib_fabric.c): under
- * sm=builtin the min-hop one its LIDs imply, worked out as it is read;
- * under sm=external the one the SM programmed, and multicast by the MFTs
- * too.  Under sm=builtin, multicast goes straight to its group's ports,
- * an HCA-facing port's state is its HCA port's and the links between
- * switches are up.
+ * Data goes hop by hop by each switch's LFT and MFT (sib_fabric.c):
+ * under sm=builtin the min-hop ones its LIDs and its SA's groups imply,
+ * worked out as they are read; under sm=external the ones the SM
+ * programmed.  Under sm=builtin an HCA-facing port's state is its HCA
+ * port's and the links between switches are up.
  *
  * Everything but the data path's lookups runs in the fabric's ordered
  * work queue, as the SA does.
@@ -370,11 +369,35 @@ void sib_switch_link_cross(struct sib_switch *sw, u32 out_port,
 }
 
 /*
- * Under rcu_read_lock(), sm=external: the HCA ports (bits by fabric
- * index) the MFTs carry pkt's MLID to from sw, where it came in by
- * in_port (0: the switch's own), switch after switch along the links
- * whose ports pass it, each counting it.  Never back out the port it came
- * in by; a switch reached twice (MFTs that loop) forwards once.
+ * Under rcu_read_lock(): an MFT entry as the built-in SM implies it from
+ * its group's members (forward, bits by fabric index): their ports on
+ * this switch, and the top port towards every other switch one hangs on.
+ */
+u32 sib_switch_builtin_mft(const struct sib_switch *sw, unsigned long forward)
+{
+	struct sib_port *hca;
+	u32 mask = 0, i;
+
+	for_each_set_bit(i, &forward, SIB_FABRIC_PORTS) {
+		hca = sib_port_by_index(i);
+		if (!hca)
+			continue;
+		if (hca->sw_index == sw->index)
+			mask |= BIT(hca->sw_port);
+		else
+			mask |= BIT(sw->isl_port[hca->sw_index > sw->index]);
+	}
+	return mask;
+}
+
+/*
+ * Under rcu_read_lock(): the HCA ports (bits by fabric index) the MFTs
+ * carry pkt's MLID to from sw, where it came in by in_port (0: the
+ * switch's own), switch after switch along the links whose ports pass
+ * it, each counting it: the MFTs the external SM programmed, or the
+ * built-in SM's worked out from its group's members.  A port that does
+ * not pass it discards it; never back out the port it came in by; a
+ * switch reached twice (MFTs that loop) forwards once.
  */
 unsigned long sib_switch_mcast_reach(struct sib_switch *sw, u32 in_port,
 				     const struct sib_pkt *pkt)
@@ -382,37 +405,45 @@ unsigned long sib_switch_mcast_reach(struct sib_switch *sw, u32 in_port,
 	struct sib_switch *todo[SIB_MAX_SWITCHES], *peer;
 	u16 mlid = pkt->dlid;
 	u32 todo_in[SIB_MAX_SWITCHES], index = mlid - SIB_MLID_BASE;
-	unsigned long forward = 0, seen = BIT(sw->index), ports;
+	unsigned long forward = 0, seen = BIT(sw->index), ports, members = 0;
 	u32 n = 0, p, pp;
 	struct sib_port *hca;
 
 	if (mlid < SIB_MLID_BASE || index >= SIB_MAX_MLIDS)
 		return 0;
+	if (!sib_sm_external)
+		members = sib_mft_members(mlid);
 	todo[n] = sw;
 	todo_in[n++] = in_port;
 	while (n) {
 		sw = todo[--n];
 		in_port = todo_in[n];
+		ports = sib_sm_external ? READ_ONCE(sw->mft[index]) :
+			sib_switch_builtin_mft(sw, members);
 		/* Bit 0 is port 0, the switch's own: no QP there takes it. */
-		ports = READ_ONCE(sw->mft[index]) & GENMASK(sw->nports, 1);
+		ports &= GENMASK(sw->nports, 1);
 		for_each_set_bit(p, &ports, sw->nports + 1) {
-			if (p == in_port ||
-			    !sib_switch_port_passes(sw, p, false, false))
+			if (p == in_port)
 				continue;
 			hca = sib_switch_hca(sw, p);
-			if (hca) {
-				forward |= BIT(hca->fabric_index);
+			peer = hca ? NULL : sib_switch_peer(sw, p, &pp);
+			if (peer && (seen & BIT(peer->index)))
+				continue;
+			if (!sib_switch_port_passes(sw, p, false, false) ||
+			    (peer && !sib_switch_port_passes(peer, pp, false,
+							     true))) {
+				sib_switch_count(sw, p, SIB_PMA_XMIT_DISCARDS, 1);
 				continue;
 			}
-			peer = sib_switch_peer(sw, p, &pp);
-			if (!peer || (seen & BIT(peer->index)) ||
-			    !sib_switch_port_passes(peer, pp, false, true))
-				continue;
-			seen |= BIT(peer->index);
-			sib_switch_link_cross(sw, p, peer, pp, pkt, pkt->length,
-					      true);
-			todo[n] = peer;
-			todo_in[n++] = pp;
+			if (hca) {
+				forward |= BIT(hca->fabric_index);
+			} else if (peer) {
+				seen |= BIT(peer->index);
+				sib_switch_link_cross(sw, p, peer, pp, pkt,
+						      pkt->length, true);
+				todo[n] = peer;
+				todo_in[n++] = pp;
+			}
 		}
 	}
 	return forward;
@@ -443,7 +474,9 @@ struct sib_port *sib_switch_lid_owner(u16 lid)
 
 /*
  * Put an SMP on a link (out_port: to an HCA, or to the next switch, which
- * takes it in its turn) or, LID-routed, to its LID.
+ * takes it in its turn) or, LID-routed, to its LID.  One for a link that
+ * is down is lost, a discard on the port; one for a port the switch does
+ * not have is dropped (C14-9).
  */
 static void sw_send_smp(struct sib_switch *sw, struct ib_smp *smp,
 			u32 out_port, u16 dlid)
@@ -458,26 +491,29 @@ static void sw_send_smp(struct sib_switch *sw, struct ib_smp *smp,
 		.sg = &sge,
 		.sw = sw->index,
 	};
-	struct sib_switch *peer;
-	struct sib_port *dport;
+	struct sib_switch *peer = NULL;
+	struct sib_port *dport = NULL;
 	u32 pp;
 
 	local_bh_disable();
 	rcu_read_lock();
-	if (out_port && sib_switch_port_passes(sw, out_port, true, false)) {
+	if (out_port && out_port <= sw->nports) {
 		dport = sib_switch_hca(sw, out_port);
-		peer = sib_switch_peer(sw, out_port, &pp);
-		if (dport) {
-			sib_deliver_at(&pkt, dport);
-		} else if (peer && sib_switch_port_passes(peer, pp, true, true)) {
-			sib_switch_link_cross(sw, out_port, peer, pp, &pkt,
-					      pkt.length, false);
-			sib_fabric_smp_to_switch(&pkt, peer->index, pp);
-		}
-	} else if (out_port) {
-		/* its link is down: the SMP is lost */
-	} else {
+		peer = dport ? NULL : sib_switch_peer(sw, out_port, &pp);
+	}
+	if (!out_port) {
 		sib_deliver(&pkt);	/* by the LFTs, from port 0 */
+	} else if (out_port > sw->nports) {
+		/* not a port of this switch: dropped */
+	} else if (!sib_switch_port_passes(sw, out_port, true, false) ||
+		   (peer && !sib_switch_port_passes(peer, pp, true, true))) {
+		sib_switch_count(sw, out_port, SIB_PMA_XMIT_DISCARDS, 1);
+	} else if (dport) {
+		sib_deliver_at(&pkt, dport);
+	} else if (peer) {
+		sib_switch_link_cross(sw, out_port, peer, pp, &pkt,
+				      pkt.length, false);
+		sib_fabric_smp_to_switch(&pkt, peer->index, pp);
 	}
 	rcu_read_unlock();
 	local_bh_enable();

@@ -15,6 +15,7 @@
 
 enum ib_port_state sib_switch_port_state(struct sib_switch *sw, u32 port_num);
 u8 sib_switch_builtin_lft(const struct sib_switch *sw, u16 lid);
+u32 sib_switch_builtin_mft(const struct sib_switch *sw, unsigned long forward);
 u16 sib_switch_sma(struct sib_switch *sw, const struct ib_smp *in,
 		   struct ib_smp *out, u32 in_port);
 void sib_switch_sma_init(struct sib_switch *sw);

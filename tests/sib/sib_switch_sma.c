@@ -491,30 +491,6 @@ static u16 sw_lft(struct sw_req *r)
 }
 
 /*
- * One MLID's ports as the built-in SA forwards it, by switch port: its
- * members' here, and the top port towards every other switch where one
- * hangs.
- */
-static u32 sw_builtin_mft(const struct sib_switch *sw, u16 mlid)
-{
-	struct sib_port *hca;
-	u32 mask = 0, i;
-
-	rcu_read_lock();
-	for (i = 0; i < SIB_FABRIC_PORTS; i++) {
-		hca = sib_port_by_index(i);
-		if (!hca || !sib_mft_has(mlid, hca))
-			continue;
-		if (hca->sw_index == sw->index)
-			mask |= BIT(hca->sw_port);
-		else
-			mask |= BIT(sw->isl_port[hca->sw_index > sw->index]);
-	}
-	rcu_read_unlock();
-	return mask;
-}
-
-/*
  * MulticastForwardingTable (IBA 14.2.5.12): the modifier's bits 31:28
  * pick 16 ports, bits 8:0 a block of 32 MLIDs; each entry is the mask of
  * the ports the MLID goes out of.
@@ -531,6 +507,7 @@ static u16 sw_mft(struct sw_req *r)
 	__be16 *masks = (__be16 *)r->out->data;
 	unsigned long flags;
 	u32 i, index, mask;
+	u16 mlid;
 
 	if (block >= SIB_MAX_MLIDS / SIB_MFT_BLOCK ||
 	    position > sw->nports / SW_MFT_PORTS)
@@ -547,11 +524,13 @@ static u16 sw_mft(struct sw_req *r)
 		masks[i] = cpu_to_be16(mask >> shift);
 	}
 	spin_unlock_irqrestore(&sib_fabric.lock, flags);
+	rcu_read_lock();
 	for (i = 0; !sib_sm_external && i < SIB_MFT_BLOCK; i++) {
-		mask = sw_builtin_mft(sw, SIB_MLID_BASE +
-					  block * SIB_MFT_BLOCK + i);
+		mlid = SIB_MLID_BASE + block * SIB_MFT_BLOCK + i;
+		mask = sib_switch_builtin_mft(sw, sib_mft_members(mlid));
 		masks[i] = cpu_to_be16(mask >> shift);
 	}
+	rcu_read_unlock();
 	return 0;
 }
 

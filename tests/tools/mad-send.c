@@ -1,17 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Send one subnet management or performance MAD through a umad device and
- * print the answer: what infiniband-diags cannot send (a SubnSet of any
- * attribute, an odd method), for the cases to check a port's agents.
+ * Send one subnet management, performance or subnet administration MAD
+ * through a umad device and print the answer: what infiniband-diags
+ * cannot send (a SubnSet of any attribute, an odd method, an SA Set or
+ * Delete of any record), for the cases to check a port's agents and the
+ * SA.
  *
  *   mad-send UMAD-DEV smp DR-PATH METHOD ATTR MOD [DATA]
  *   mad-send UMAD-DEV pma LID METHOD ATTR MOD [DATA]
+ *   mad-send UMAD-DEV sa LID METHOD ATTR COMP-MASK [DATA]
  *
  * DR-PATH is a directed route as smpquery -D takes it ("0" the local
- * port, "0,1" one hop out of port 1); LID a PMA's LID.  METHOD, ATTR and
- * MOD are numbers (0x ok); DATA the attribute's first bytes as hex.
- * Prints "status 0xSSSS" and the answer's attribute data, 16 bytes a
- * line; exits 0 when an answer came, 1 when none did.
+ * port, "0,1" one hop out of port 1); LID a PMA's or the SA's LID.
+ * METHOD, ATTR, MOD and COMP-MASK are numbers (0x ok); DATA the
+ * attribute's (the record's) first bytes as hex.  Prints "status 0xSSSS"
+ * and the answer's attribute data, 16 bytes a line; exits 0 when an
+ * answer came, 1 when none did.
  */
 #include <arpa/inet.h>
 #include <endian.h>
@@ -30,8 +34,12 @@
 #define SMP_DATA		64	/* SMP attribute data offset and size */
 #define PMA_DATA		64	/* PMA data offset (40 reserved bytes) */
 #define PMA_DATA_SIZE		192
+#define SA_COMP_MASK		48	/* SA header's ComponentMask */
+#define SA_DATA			56
+#define SA_DATA_SIZE		64	/* printed: a record up to a PathRecord */
 #define CLASS_SMP_DR		0x81
 #define CLASS_PMA		0x04
+#define CLASS_SA		0x03
 #define LID_PERMISSIVE		0xffff
 #define QP1_QKEY		0x80010000
 #define MAX_HOPS		64
@@ -80,7 +88,8 @@ static int dr_path(const char *text, uint8_t *path)
 static int bad_arguments(void)
 {
 	fprintf(stderr, "mad-send UMAD-DEV smp DR-PATH METHOD ATTR MOD [DATA]\n"
-			"mad-send UMAD-DEV pma LID METHOD ATTR MOD [DATA]\n");
+			"mad-send UMAD-DEV pma LID METHOD ATTR MOD [DATA]\n"
+			"mad-send UMAD-DEV sa LID METHOD ATTR COMP-MASK [DATA]\n");
 	return 2;
 }
 
@@ -90,31 +99,34 @@ int main(int argc, char **argv)
 	struct umad_msg msg = { 0 }, ans;
 	struct pollfd pfd;
 	uint8_t *mad = msg.mad;
-	int fd, pma, hops, off, size, i;
+	int fd, pma, sa, hops, off, size, i;
 	uint16_t status;
-	uint32_t mod;
 
 	if (argc < 7 || argc > 8)
 		return bad_arguments();
 	pma = !strcmp(argv[2], "pma");
-	if (!pma && strcmp(argv[2], "smp"))
+	sa = !strcmp(argv[2], "sa");
+	if (!pma && !sa && strcmp(argv[2], "smp"))
 		return bad_arguments();
-	off = pma ? PMA_DATA : SMP_DATA;
-	size = pma ? PMA_DATA_SIZE : SMP_DATA;
+	off = sa ? SA_DATA : pma ? PMA_DATA : SMP_DATA;
+	size = sa ? SA_DATA_SIZE : pma ? PMA_DATA_SIZE : SMP_DATA;
 
 	mad[0] = 1;					/* BaseVersion */
-	mad[1] = pma ? CLASS_PMA : CLASS_SMP_DR;
-	mad[2] = 1;					/* ClassVersion */
+	mad[1] = sa ? CLASS_SA : pma ? CLASS_PMA : CLASS_SMP_DR;
+	mad[2] = sa ? 2 : 1;				/* ClassVersion */
 	mad[3] = strtoul(argv[4], NULL, 0);		/* Method */
 	*(uint64_t *)(mad + 8) = htobe64(0x5eb1);	/* TID */
 	*(uint16_t *)(mad + 16) = htons(strtoul(argv[5], NULL, 0));
-	mod = strtoul(argv[6], NULL, 0);
-	*(uint32_t *)(mad + 20) = htonl(mod);
+	if (sa)
+		*(uint64_t *)(mad + SA_COMP_MASK) =
+			htobe64(strtoull(argv[6], NULL, 0));
+	else
+		*(uint32_t *)(mad + 20) = htonl(strtoul(argv[6], NULL, 0));
 	if (argc == 8 && hex_bytes(argv[7], mad + off, size) < 0) {
 		fprintf(stderr, "mad-send: bad data \"%s\"\n", argv[7]);
 		return 2;
 	}
-	if (pma) {
+	if (pma || sa) {
 		msg.hdr.qpn = htonl(1);
 		msg.hdr.qkey = htonl(QP1_QKEY);
 		msg.hdr.lid = htons(strtoul(argv[3], NULL, 0));
@@ -135,8 +147,9 @@ int main(int argc, char **argv)
 		perror(argv[1]);
 		return 1;
 	}
-	reg.qpn = pma ? 1 : 0;
+	reg.qpn = pma || sa ? 1 : 0;
 	reg.mgmt_class = mad[1];
+	reg.mgmt_class_version = mad[2];
 	if (ioctl(fd, IB_USER_MAD_REGISTER_AGENT, &reg) < 0) {
 		perror("register agent");
 		return 1;
@@ -159,7 +172,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	/* The direction bit of a directed-route answer is not a status. */
-	status = ntohs(*(uint16_t *)(ans.mad + 4)) & (pma ? 0xffff : 0x7fff);
+	status = ntohs(*(uint16_t *)(ans.mad + 4)) & (pma || sa ? 0xffff : 0x7fff);
 	printf("status 0x%04x\n", status);
 	for (i = 0; i < size; i++)
 		printf("%02x%s", ans.mad[off + i], i % 16 == 15 ? "\n" : "");
