@@ -234,7 +234,9 @@ struct ipoib_cm_conn {
 
 	/*
 	 * Send ring, made at the first send (sq_size entries), and when it
-	 * is full, the backlog: ipoib_tx.c's rules.
+	 * is full, the backlog: ipoib_tx.c's rules.  Both are guarded by
+	 * the lock of TX queue tx.txq, given once before the first send
+	 * (ipoib_cm_tx.c).
 	 */
 	struct ipoib_tx_ring tx;
 	struct ipoib_waitq backlog;
@@ -359,6 +361,9 @@ bool ipoib_cm_xmit(struct ipoib_dev *priv, struct ipoib_neigh *neigh,
 		   struct sk_buff *skb);
 bool ipoib_cm_xmit_new(struct ipoib_dev *priv, struct sk_buff *skb,
 		       const u8 *daddr);
+u16 ipoib_cm_select_queue(struct ipoib_neigh *neigh, const struct sk_buff *skb);
+bool ipoib_cm_xmit_txq(struct ipoib_dev *priv, unsigned int txq,
+		       struct ipoib_neigh *neigh, struct sk_buff *skb);
 
 /*
  * Does the peer send on this connection?  On a one-way one we opened it
