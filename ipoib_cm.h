@@ -37,8 +37,8 @@
  * itself from conn_new() until its work item has torn it down; whoever
  * finds one under priv->lock and uses it after dropping the lock takes a
  * reference first.  The last reference frees it after an RCU grace
- * period, because the transmit path reads neigh->cm under RCU and the
- * transmit lock without one.  Ending it (ipoib_cm_conn_kill()) may be
+ * period, because the transmit path reads neigh->cm under RCU and a TX
+ * queue's lock without one.  Ending it (ipoib_cm_conn_kill()) may be
  * asked any number of times, from any context: the first unlinks it, and
  * only its work item destroys its cm_id and QP, once.
  */

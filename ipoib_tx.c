@@ -218,7 +218,7 @@ void ipoib_tx_release(struct ipoib_dev *priv, struct ipoib_tx_ring *ring,
 		napi_consume_skb(slot->skb, budget);
 		slot->skb = NULL;
 	}
-	/* The room check reads it without the transmit lock's help. */
+	/* The room check reads it without its queue lock's help. */
 	WRITE_ONCE(ring->tail, ring->tail + 1);
 }
 
