@@ -36,7 +36,7 @@ stream() {
 	ip netns exec "h$1" tcpstream sink $((5330 + $1)) >"/tmp/cmtss-sink.$1" 2>&1 &
 	sinks[$1]=$!
 	wait_for 10 iperf_listening "h$1" $((5330 + $1)) || fail "the sink in h$1 did not listen"
-	ip netns exec h1 taskset -c "$2" timeout 120 tcpstream send "10.37.0.$1" \
+	ip netns exec h1 taskset -c "$2" timeout $((120 * ${TIMEOUT_SCALE:-1})) tcpstream send "10.37.0.$1" \
 		$((5330 + $1)) $(($3 << 20)) >"/tmp/cmtss-send.$1" 2>&1 &
 	senders[$1]=$!
 }
@@ -46,10 +46,10 @@ stream_check() {
 	echo "stream to h$1: $(cat "/tmp/cmtss-send.$1"), $(cat "/tmp/cmtss-sink.$1")"
 	assert_eq "$(cat "/tmp/cmtss-sink.$1")" "received $(($2 << 20))" "stream to h$1"
 }
-# tx_moved N: h1 has sent N packets more than at the last tx_mark.
-tx_mark() { tx0=$(netdev_stat "$a" tx_packets h1); }
+# rx_moved H: host H has received a MiB more than at the last rx_mark H.
+rx_mark() { rx0=$(netdev_stat "${ifc[$1 - 1]}" rx_bytes "h$1"); }
 # shellcheck disable=SC2317 # called through wait_for
-tx_moved() { [ $(($(netdev_stat "$a" tx_packets h1) - tx0)) -ge "$1" ]; }
+rx_moved() { [ $(($(netdev_stat "${ifc[$1 - 1]}" rx_bytes "h$1") - rx0)) -ge $((1 << 20)) ]; }
 
 fabric_up devices=3 ports=1
 ours_up send_queues=2
@@ -133,24 +133,26 @@ ip netns exec h1 ethtool -S "$a" | grep -E 'cm_tx|tx_drop_ring_full|tx_queue'
 assert_eq "$(stat_of tx_drop_ring_full)" 0 "tx_drop_ring_full"
 
 step "ethtool -L twice while a stream to h3 runs"
-tx_mark
-stream 3 1 16
-wait_for 30 tx_moved 50 || fail "the stream to h3 did not start"
+# Long enough to outlast both: each takes the data path down for seconds.
+mib=256
+rx_mark 3
+stream 3 1 "$mib"
+wait_for 30 rx_moved 3 || fail "the stream to h3 did not start"
 assert on h1 ethtool -L "$a" tx 1
-tx_mark
-wait_for 30 tx_moved 50 || fail "the stream to h3 stopped after -L tx 1"
+rx_mark 3
+wait_for 30 rx_moved 3 || fail "the stream to h3 stopped after -L tx 1"
 assert on h1 ethtool -L "$a" tx 2
-stream_check 3 16
+stream_check 3 "$mib"
 cat "$dbg/cm"
 
 step "datagram mode and back while a stream to h2 runs"
-tx_mark
-stream 2 1 16
-wait_for 30 tx_moved 50 || fail "the stream to h2 did not start"
+rx_mark 2
+stream 2 1 "$mib"
+wait_for 30 rx_moved 2 || fail "the stream to h2 did not start"
 echo datagram | ip netns exec h1 tee "/sys/class/net/$a/mode" >/dev/null
-tx_mark
-wait_for 30 tx_moved 50 || fail "the stream to h2 stopped in datagram mode"
+rx_mark 2
+wait_for 30 rx_moved 2 || fail "the stream to h2 stopped in datagram mode"
 echo connected | ip netns exec h1 tee "/sys/class/net/$a/mode" >/dev/null
-stream_check 2 16
+stream_check 2 "$mib"
 assert on h1 ping -c 2 -i 0.2 -W 2 10.37.0.3
 pass
