@@ -110,7 +110,8 @@ echo "queue 0 sent $d0 packets, queue 1 sent $d1; $via reached queue 1's connect
 assert_ge "$d0" "$n" "packets on TX queue 0 (to h2)"
 assert_ge "$d1" "$n" "packets on TX queue 1 (to h3)"
 # What waited for the connection (the window: 16) goes through queue 0.
-assert_ge 64 "$via" "packets to h3's connection through queue 0"
+[ "$via" -le 64 ] ||
+	fail "packets to h3's connection through queue 0: expected <= 64, got $via"
 
 step "TCP to each peer from the other CPU: on its connection's queue, byte for byte"
 q0=$(queue_packets 0)
