@@ -139,6 +139,7 @@ enum ipoib_waitq_kind {
 struct ipoib_waitq {
 	struct sk_buff_head skbs;	/* its lock unused: the owner's guards it */
 	enum ipoib_waitq_kind kind;
+	unsigned int txq;		/* a backlog's: the TX queue guarding it */
 };
 
 /*
@@ -390,6 +391,7 @@ enum ipoib_counter {
 	IPOIB_CNT_CM_CONNECT_TIMEOUTS,	/* not up within the bound: UD */
 	IPOIB_CNT_CM_PEERS_LOST,	/* the kernel gave up on the address */
 	IPOIB_CNT_CM_PORT_FLAP_ENDS,	/* ended: the port went down */
+	IPOIB_CNT_CM_TX_VIA_QUEUE0,	/* to a connection of another queue */
 	/*
 	 * Drops from a waiting queue, by queue and reason (ipoib_waitq.c):
 	 * full (its oldest packet made room), or purged (what it waited for
@@ -628,7 +630,7 @@ static inline void ipoib_assert_txq_locked(struct ipoib_dev *priv,
 	lockdep_assert_held(&netdev_get_tx_queue(priv->dev, txq)->_xmit_lock);
 }
 
-/* TX queue 0's: the UD QP, connections, the slow paths. */
+/* TX queue 0's: the UD QP, the slow paths, connections given queue 0. */
 static inline void ipoib_assert_tx_locked(struct ipoib_dev *priv)
 {
 	ipoib_assert_txq_locked(priv, 0);

@@ -1497,10 +1497,10 @@ void ipoib_cm_debugfs_show(struct seq_file *m, struct ipoib_dev *priv)
 		   policy_names[ipoib_cm_policy],
 		   ipoib_cm_uc ? "RC+UC" : "RC",
 		   priv->cm->pool ? "SRQ" : "per-QP rings");
-	seq_puts(m, "peer qpn remote_qpn type mtu age_s idle_s state role form\n");
+	seq_puts(m, "peer qpn remote_qpn type mtu age_s idle_s state role txq form\n");
 	spin_lock_bh(&priv->lock);
 	list_for_each_entry(conn, &priv->cm->conns, link)
-		seq_printf(m, "%*phC 0x%06x 0x%06x %s %u %u %u %s %s %s-%s\n",
+		seq_printf(m, "%*phC 0x%06x 0x%06x %s %u %u %u %s %s %u %s-%s\n",
 			   IPOIB_ALEN, conn->peer,
 			   conn->qp ? conn->qp->qp_num : 0,
 			   conn->remote_qpn,
@@ -1509,6 +1509,7 @@ void ipoib_cm_debugfs_show(struct seq_file *m, struct ipoib_dev *priv)
 			   jiffies_to_msecs(jiffies - READ_ONCE(conn->last_used)) / 1000,
 			   conn_state_name(conn->state),
 			   conn->initiator ? "initiator" : "passive",
+			   conn->tx.txq,
 			   conn->shared ? "shared" : "oneway",
 			   conn->sid_rfc ? "rfc" : "linux");
 	spin_unlock_bh(&priv->lock);

@@ -37,8 +37,8 @@
  * itself from conn_new() until its work item has torn it down; whoever
  * finds one under priv->lock and uses it after dropping the lock takes a
  * reference first.  The last reference frees it after an RCU grace
- * period, because the transmit path reads neigh->cm under RCU and the
- * transmit lock without one.  Ending it (ipoib_cm_conn_kill()) may be
+ * period, because the transmit path reads neigh->cm under RCU and a TX
+ * queue's lock without one.  Ending it (ipoib_cm_conn_kill()) may be
  * asked any number of times, from any context: the first unlinks it, and
  * only its work item destroys its cm_id and QP, once.
  */
@@ -234,7 +234,9 @@ struct ipoib_cm_conn {
 
 	/*
 	 * Send ring, made at the first send (sq_size entries), and when it
-	 * is full, the backlog: ipoib_tx.c's rules.
+	 * is full, the backlog: ipoib_tx.c's rules.  Both are guarded by
+	 * the lock of TX queue tx.txq, given once before the first send
+	 * (ipoib_cm_tx.c).
 	 */
 	struct ipoib_tx_ring tx;
 	struct ipoib_waitq backlog;
@@ -360,6 +362,9 @@ bool ipoib_cm_xmit(struct ipoib_dev *priv, struct ipoib_neigh *neigh,
 		   struct sk_buff *skb);
 bool ipoib_cm_xmit_new(struct ipoib_dev *priv, struct sk_buff *skb,
 		       const u8 *daddr);
+u16 ipoib_cm_select_queue(struct ipoib_neigh *neigh, const struct sk_buff *skb);
+bool ipoib_cm_xmit_txq(struct ipoib_dev *priv, unsigned int txq,
+		       struct ipoib_neigh *neigh, struct sk_buff *skb);
 
 /*
  * Does the peer send on this connection?  On a one-way one we opened it

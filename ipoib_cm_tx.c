@@ -6,6 +6,14 @@
  * ipoib_too_big(), whose ICMP lets path MTU discovery adapt instead of
  * packets vanishing.  Multicast and broadcast never come here; ARP and ND
  * go back to UD.
+ *
+ * Each connection posts under the lock of one netdev TX queue, its
+ * tx.txq, given when we first send on it (conn_take_txq()) and kept for
+ * its life, so that its packets are posted in the order they came.
+ * ndo_select_queue sends a packet for a live connection to that queue;
+ * what reaches a connection through TX queue 0 instead (packets that
+ * waited for it, or chosen just before it came up) takes the
+ * connection's queue's lock inside queue 0's (cm_send_from_q0()).
  */
 #include <net/ndisc.h>
 #include "ipoib_cm.h"
@@ -42,7 +50,7 @@ static void backlog_drain(struct ipoib_dev *priv, struct ipoib_cm_conn *conn)
 {
 	struct sk_buff *skb;
 
-	ipoib_assert_tx_locked(priv);
+	ipoib_assert_txq_locked(priv, conn->tx.txq);
 	while (READ_ONCE(conn->state) == IPOIB_CM_LIVE &&
 	       ipoib_tx_room(&conn->tx) &&
 	       (skb = ipoib_waitq_pop(priv, &conn->backlog)))
@@ -74,7 +82,7 @@ static void tx_done(struct ib_cq *cq, struct ib_wc *wc)
 	smp_mb();	/* pairs with the one in cm_send() */
 	if (likely(ipoib_waitq_empty(&conn->backlog)))
 		return;
-	txq = netdev_get_tx_queue(priv->dev, 0);
+	txq = netdev_get_tx_queue(priv->dev, conn->tx.txq);
 	__netif_tx_lock(txq, smp_processor_id());
 	backlog_drain(priv, conn);
 	__netif_tx_unlock(txq);
@@ -93,7 +101,7 @@ static void post_one(struct ipoib_dev *priv, struct ipoib_cm_conn *conn,
 	unsigned int len = skb->len;
 	int n;
 
-	ipoib_assert_tx_locked(priv);
+	ipoib_assert_txq_locked(priv, conn->tx.txq);
 	if (unlikely(!slot))
 		return;
 	n = ipoib_tx_load(priv, slot, skb, 0, conn->tx_sge);
@@ -108,13 +116,14 @@ static void post_one(struct ipoib_dev *priv, struct ipoib_cm_conn *conn,
 }
 
 /*
- * A packet (IPoIB header at skb->data) for a live connection, under the
- * transmit lock: posted, or kept in the connection's backlog while its
+ * A packet (IPoIB header at skb->data) for a live connection, under its
+ * TX queue's lock: posted, or kept in the connection's backlog while its
  * ring is full (ipoib_waitq.c's limit and policy).  Consumes the skb.
  */
 static void cm_send(struct ipoib_dev *priv, struct ipoib_cm_conn *conn,
 		    struct sk_buff *skb)
 {
+	ipoib_assert_txq_locked(priv, conn->tx.txq);
 	if (unlikely(payload_len(skb) > conn->mtu)) {
 		ipoib_too_big(priv, skb, conn->mtu);
 		return;
@@ -139,12 +148,42 @@ static void cm_send(struct ipoib_dev *priv, struct ipoib_cm_conn *conn,
 	backlog_drain(priv, conn);
 }
 
-/* Address resolution must not hang on a connection that is stuck. */
-static bool is_addr_resolution(const struct sk_buff *skb)
+/*
+ * Under TX queue 0's lock, for a connection of any queue: another
+ * queue's lock is taken inside it.  Always queue 0's first: whoever holds
+ * a further queue's lock takes no other (ipoib_xmit.c hands what that
+ * queue cannot send to queue 0 through a work item), so the order never
+ * inverts.  Not from netpoll, which never sends on a connection.
+ */
+static void cm_send_from_q0(struct ipoib_dev *priv,
+			    struct ipoib_cm_conn *conn, struct sk_buff *skb)
 {
-	const struct ipoib_header *hdr = (const void *)skb->data;
+	struct netdev_queue *txq;
 
-	return ipoib_is_addr_resolution(skb, hdr->proto, IPOIB_ENCAP_LEN);
+	ipoib_assert_tx_locked(priv);
+	if (likely(!conn->tx.txq)) {
+		cm_send(priv, conn, skb);
+		return;
+	}
+	ipoib_count(priv, IPOIB_CNT_CM_TX_VIA_QUEUE0);
+	txq = netdev_get_tx_queue(priv->dev, conn->tx.txq);
+	spin_lock_nested(&txq->_xmit_lock, SINGLE_DEPTH_NESTING);
+	WRITE_ONCE(txq->xmit_lock_owner, smp_processor_id());
+	cm_send(priv, conn, skb);
+	WRITE_ONCE(txq->xmit_lock_owner, -1);
+	spin_unlock(&txq->_xmit_lock);
+}
+
+/*
+ * Address resolution must not hang on a connection that is stuck.  The
+ * IPoIB header is at off.
+ */
+static bool is_addr_resolution(const struct sk_buff *skb, unsigned int off)
+{
+	const struct ipoib_header *hdr = (const void *)(skb->data + off);
+
+	return ipoib_is_addr_resolution(skb, hdr->proto,
+					off + IPOIB_ENCAP_LEN);
 }
 
 /* Does the peer's address say it takes connections we can make? */
@@ -154,12 +193,35 @@ static bool peer_wants_cm(const u8 *daddr)
 }
 
 /*
+ * The TX queue a connection posts on, for its life, given when it becomes
+ * the one we send to its peer on (nothing was posted on it before): the
+ * one XPS gives the CPU that sent this packet (CPU n, queue n modulo
+ * their number, unless xps_cpus says otherwise), where a datagram from
+ * that CPU would go.  Its packets are counted on that queue.
+ */
+static void conn_take_txq(struct ipoib_dev *priv, struct ipoib_cm_conn *conn,
+			  struct sk_buff *skb)
+{
+	unsigned int q = 0;
+
+	lockdep_assert_held(&priv->lock);
+	if (priv->dev->real_num_tx_queues > 1)
+		q = netdev_pick_tx(priv->dev, skb, NULL);
+	if (WARN_ON_ONCE(q >= priv->dev->real_num_tx_queues))
+		q = 0;
+	conn->tx.txq = q;
+	conn->tx.stats = q ? &priv->sendqs[q - 1].stats : NULL;
+	ipoib_waitq_set_txq(&conn->backlog, q);
+}
+
+/*
  * A connection for this neighbour, found or started.  Returns NULL when
  * the packet should go over UD for now.
  */
 static struct ipoib_cm_conn *conn_for(struct ipoib_dev *priv,
 				      struct ipoib_neigh *neigh,
-				      struct ipoib_cm_peer *cp)
+				      struct ipoib_cm_peer *cp,
+				      struct sk_buff *skb)
 {
 	struct ipoib_cm_conn *conn;
 
@@ -184,6 +246,7 @@ static struct ipoib_cm_conn *conn_for(struct ipoib_dev *priv,
 		conn->path = neigh->path->rec;
 		queue_work(ipoib_cm_wq, &conn->work);
 	}
+	conn_take_txq(priv, conn, skb);
 	rcu_assign_pointer(cp->tx, conn);
 	return conn;
 }
@@ -209,29 +272,82 @@ static struct ipoib_cm_peer *neigh_peer(struct ipoib_dev *priv,
 }
 
 /*
- * Unicast to a resolved neighbour in connected mode.  Returns false when
- * the caller should send over UD; otherwise the skb is consumed: sent,
- * held until the connection is up, or dropped and counted.
+ * Under RCU: the neighbour's live connection this packet would go on,
+ * whose IPoIB header is at off; NULL when it goes some other way.
  */
-bool ipoib_cm_xmit(struct ipoib_dev *priv, struct ipoib_neigh *neigh,
-		   struct sk_buff *skb)
+static struct ipoib_cm_conn *live_conn(struct ipoib_neigh *neigh,
+				       const struct sk_buff *skb,
+				       unsigned int off)
 {
 	struct ipoib_cm_conn *conn = NULL;
 	struct ipoib_cm_peer *cp;
 
-	ipoib_assert_tx_locked(priv);
-	RCU_LOCKDEP_WARN(!rcu_read_lock_any_held(), "connected-mode send outside RCU");
-	if (ipoib_addr_is_multicast(neigh->daddr) || is_addr_resolution(skb))
-		return false;
-	if (!peer_wants_cm(neigh->daddr))
-		return ud_too_big(priv, skb);
+	if (ipoib_addr_is_multicast(neigh->daddr) ||
+	    !peer_wants_cm(neigh->daddr) || is_addr_resolution(skb, off))
+		return NULL;
 	cp = rcu_dereference(neigh->cm_peer);
 	if (likely(cp))
 		conn = rcu_dereference(cp->tx);
 	if (likely(conn && READ_ONCE(conn->state) == IPOIB_CM_LIVE &&
-		   conn->can_send)) {
+		   conn->can_send))
+		return conn;
+	return NULL;
+}
+
+/*
+ * ndo_select_queue, under RCU, skb->data at the pseudo header: the TX
+ * queue of the connection the packet goes on, 0 when there is none (yet).
+ */
+u16 ipoib_cm_select_queue(struct ipoib_neigh *neigh, const struct sk_buff *skb)
+{
+	struct ipoib_cm_conn *conn = live_conn(neigh, skb, IPOIB_PSEUDO_LEN);
+
+	return conn ? conn->tx.txq : 0;
+}
+
+/*
+ * On TX queue txq >= 1, under its lock, skb->data at the pseudo header: a
+ * packet for a live connection of this queue is sent.  false otherwise
+ * (its connection went, or came up on another queue): the caller hands
+ * it to queue 0.
+ */
+bool ipoib_cm_xmit_txq(struct ipoib_dev *priv, unsigned int txq,
+		       struct ipoib_neigh *neigh, struct sk_buff *skb)
+{
+	struct ipoib_cm_conn *conn = live_conn(neigh, skb, IPOIB_PSEUDO_LEN);
+
+	ipoib_assert_txq_locked(priv, txq);
+	RCU_LOCKDEP_WARN(!rcu_read_lock_any_held(), "connected-mode send outside RCU");
+	if (!conn || conn->tx.txq != txq)
+		return false;
+	ipoib_neigh_touch(neigh);
+	skb_pull(skb, IPOIB_PSEUDO_LEN);
+	cm_send(priv, conn, skb);
+	return true;
+}
+
+/*
+ * Unicast to a resolved neighbour in connected mode, under TX queue 0's
+ * lock.  Returns false when the caller should send over UD; otherwise the
+ * skb is consumed: sent, held until the connection is up, or dropped and
+ * counted.
+ */
+bool ipoib_cm_xmit(struct ipoib_dev *priv, struct ipoib_neigh *neigh,
+		   struct sk_buff *skb)
+{
+	struct ipoib_cm_conn *conn;
+	struct ipoib_cm_peer *cp;
+
+	ipoib_assert_tx_locked(priv);
+	RCU_LOCKDEP_WARN(!rcu_read_lock_any_held(), "connected-mode send outside RCU");
+	if (ipoib_addr_is_multicast(neigh->daddr) || is_addr_resolution(skb, 0))
+		return false;
+	if (!peer_wants_cm(neigh->daddr))
+		return ud_too_big(priv, skb);
+	conn = live_conn(neigh, skb, 0);
+	if (likely(conn)) {
 		ipoib_neigh_touch(neigh);
-		cm_send(priv, conn, skb);
+		cm_send_from_q0(priv, conn, skb);
 		return true;
 	}
 	if (!rcu_access_pointer(neigh->ah))
@@ -243,7 +359,7 @@ bool ipoib_cm_xmit(struct ipoib_dev *priv, struct ipoib_neigh *neigh,
 		return ud_too_big(priv, skb);
 	}
 	cp = neigh_peer(priv, neigh);
-	conn = cp ? conn_for(priv, neigh, cp) : NULL;
+	conn = cp ? conn_for(priv, neigh, cp, skb) : NULL;
 	if (!conn) {
 		spin_unlock_bh(&priv->lock);
 		return ud_too_big(priv, skb);
@@ -251,7 +367,7 @@ bool ipoib_cm_xmit(struct ipoib_dev *priv, struct ipoib_neigh *neigh,
 	if (conn->state == IPOIB_CM_LIVE) {
 		spin_unlock_bh(&priv->lock);
 		ipoib_neigh_touch(neigh);
-		cm_send(priv, conn, skb);
+		cm_send_from_q0(priv, conn, skb);
 		return true;
 	}
 	/*

@@ -70,6 +70,7 @@ static const char *const ipoib_counter_names[IPOIB_NR_COUNTERS] = {
 	[IPOIB_CNT_CM_CONNECT_TIMEOUTS]	= "cm_connect_timeouts",
 	[IPOIB_CNT_CM_PEERS_LOST]	= "cm_peers_lost",
 	[IPOIB_CNT_CM_PORT_FLAP_ENDS]	= "cm_port_flap_ends",
+	[IPOIB_CNT_CM_TX_VIA_QUEUE0]	= "cm_tx_via_queue0",
 	[IPOIB_CNT_WAIT_PATH_FULL]	= "tx_drop_wait_path_full",
 	[IPOIB_CNT_WAIT_PATH_PURGED]	= "tx_drop_wait_path_purged",
 	[IPOIB_CNT_WAIT_JOIN_FULL]	= "tx_drop_wait_join_full",

@@ -45,7 +45,7 @@ bool ipoib_is_our_netdev(const struct net_device *dev)
 	return dev->header_ops == &ipoib_header_ops;
 }
 
-/* What TX queue q sent: the UD QP's and connections' for queue 0. */
+/* What TX queue q sent: its UD send queue's and its connections'. */
 void ipoib_tx_queue_stats(struct ipoib_dev *priv, unsigned int q,
 			  u64 *packets, u64 *bytes)
 {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Packets too big for where they must go.  The transmit path finds them
- * with the interface's transmit lock held, and the ICMP "fragmentation
+ * with one of the interface's TX queue locks held, and the ICMP "fragmentation
  * needed" or ICMPv6 "packet too big" it owes their sender (RFC 4755 7.2)
  * may leave through this same interface: on a router, or for a peer
  * reached through one.  Sent there, that ICMP's own transmit would take
@@ -53,12 +53,14 @@ void ipoib_too_big(struct ipoib_dev *priv, struct sk_buff *skb,
 	queue_work(system_wq, &priv->too_big_task);
 }
 
-/* Send the ICMPs owed; never with the transmit lock held. */
+/* Send the ICMPs owed; never with a TX queue's lock held. */
 static void too_big_signal(struct ipoib_dev *priv)
 {
 	struct sk_buff *skb;
+	unsigned int q;
 
-	lockdep_assert_not_held(&netdev_get_tx_queue(priv->dev, 0)->_xmit_lock);
+	for (q = 0; q < priv->dev->num_tx_queues; q++)
+		lockdep_assert_not_held(&netdev_get_tx_queue(priv->dev, q)->_xmit_lock);
 	while ((skb = skb_dequeue(&priv->too_big))) {
 		unsigned int mtu = too_big_cb(skb)->mtu;
 

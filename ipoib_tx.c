@@ -3,11 +3,12 @@
  * Send rings, the UD QP's and every connection's, and the rules that keep
  * them whole:
  *
- * - A ring's head moves only under its netdev TX queue's lock: the UD QP's
- *   ring and every connection's under TX queue 0's (the transmit lock), a
- *   further UD send queue's under its own.  ndo_start_xmit holds it, and so
- *   does a connection's completion handler when it posts what waited in
- *   the connection's backlog.
+ * - A ring's head moves only under its netdev TX queue's lock (ring->txq):
+ *   the UD QP's under TX queue 0's (the transmit lock), a further UD send
+ *   queue's under its own, a connection's under the queue it was given
+ *   (ipoib_cm_tx.c).  ndo_start_xmit holds it, and so does a connection's
+ *   completion handler when it posts what waited in the connection's
+ *   backlog.  A ring's counters are its queue's, written under that lock.
  * - A slot is taken only after a room check (ipoib_tx_claim); completions
  *   come in posting order and free the slot at the tail.
  * - Only the UD rings stop and wake their TX queues.  A connection
@@ -217,7 +218,7 @@ void ipoib_tx_release(struct ipoib_dev *priv, struct ipoib_tx_ring *ring,
 		napi_consume_skb(slot->skb, budget);
 		slot->skb = NULL;
 	}
-	/* The room check reads it without the transmit lock's help. */
+	/* The room check reads it without its queue lock's help. */
 	WRITE_ONCE(ring->tail, ring->tail + 1);
 }
 

@@ -8,7 +8,7 @@
  * back on where the packet goes through the transmit decision again, the
  * socket let go while the fabric is waited for, and every drop counted by
  * queue and reason.  A queue is guarded by its owner's lock, not its own:
- * priv->lock, or for the backlog the transmit lock.
+ * priv->lock, or for a backlog its connection's TX queue's lock.
  */
 #include "ipoib.h"
 #include "ipoib_tx.h"
@@ -16,7 +16,7 @@
 
 struct waitq_rules {
 	unsigned int limit;		/* packets */
-	bool tx_locked;			/* the transmit lock guards it */
+	bool tx_locked;			/* wq->txq's lock guards it */
 	bool redo_xmit;			/* leaves through the staged queue */
 	bool keep_owner;		/* the socket stays charged */
 	enum ipoib_counter full;	/* drops of this queue, by reason */
@@ -81,10 +81,10 @@ static const struct waitq_rules *rules_of(const struct ipoib_waitq *wq)
 }
 
 static void assert_owner_locked(struct ipoib_dev *priv,
-				const struct waitq_rules *r)
+				const struct ipoib_waitq *wq)
 {
-	if (r->tx_locked)
-		ipoib_assert_tx_locked(priv);
+	if (rules_of(wq)->tx_locked)
+		ipoib_assert_txq_locked(priv, wq->txq);
 	else
 		lockdep_assert_held(&priv->lock);
 }
@@ -93,6 +93,7 @@ void ipoib_waitq_init(struct ipoib_waitq *wq, enum ipoib_waitq_kind kind)
 {
 	__skb_queue_head_init(&wq->skbs);
 	wq->kind = kind;
+	wq->txq = 0;
 }
 
 /*
@@ -109,7 +110,7 @@ void ipoib_waitq_add(struct ipoib_dev *priv, struct ipoib_waitq *wq,
 {
 	const struct waitq_rules *r = rules_of(wq);
 
-	assert_owner_locked(priv, r);
+	assert_owner_locked(priv, wq);
 	if (WARN_ON_ONCE(r->redo_xmit != !!daddr)) {
 		ipoib_tx_drop(priv, skb, IPOIB_CNT_TX_DROP_BAD_ADDR);
 		return;
@@ -130,7 +131,7 @@ void ipoib_waitq_add(struct ipoib_dev *priv, struct ipoib_waitq *wq,
 void ipoib_waitq_splice(struct ipoib_dev *priv, struct ipoib_waitq *wq,
 			struct sk_buff_head *to)
 {
-	assert_owner_locked(priv, rules_of(wq));
+	assert_owner_locked(priv, wq);
 	skb_queue_splice_tail_init(&wq->skbs, to);
 }
 
@@ -138,7 +139,7 @@ void ipoib_waitq_splice(struct ipoib_dev *priv, struct ipoib_waitq *wq,
 struct sk_buff *ipoib_waitq_pop(struct ipoib_dev *priv,
 				struct ipoib_waitq *wq)
 {
-	assert_owner_locked(priv, rules_of(wq));
+	assert_owner_locked(priv, wq);
 	return __skb_dequeue(&wq->skbs);
 }
 

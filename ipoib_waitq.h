@@ -18,6 +18,16 @@ struct sk_buff *ipoib_waitq_pop(struct ipoib_dev *priv,
 				struct ipoib_waitq *wq);
 void ipoib_waitq_purge(struct ipoib_dev *priv, struct ipoib_waitq *wq);
 
+/*
+ * A backlog's owner is its connection's TX queue: its lock guards it.
+ * Set before the queue is first used.
+ */
+static inline void ipoib_waitq_set_txq(struct ipoib_waitq *wq,
+				       unsigned int txq)
+{
+	wq->txq = txq;
+}
+
 /* Lockless reads: a racy figure, or a hint the owner checks again. */
 static inline unsigned int ipoib_waitq_len(const struct ipoib_waitq *wq)
 {

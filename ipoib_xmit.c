@@ -12,9 +12,12 @@
  * Several TX queues: TX queue 0 (its lock is "the transmit lock") is the
  * UD QP's and takes every kind of packet.  The others each have a send
  * queue of their own (ipoib_ib.c) and take only datagram mode's unicast
- * to a neighbour whose address handle is ready; ndo_select_queue sends
- * everything else to queue 0, and what changed in between goes there
- * through the staged queue.
+ * to a neighbour whose address handle is ready, and in connected mode
+ * the packets of the live connections given that queue (ipoib_cm_tx.c);
+ * ndo_select_queue sends everything else to queue 0, and what changed in
+ * between goes there through the staged queue.  Queue 0's lock may be
+ * held while a further queue's is taken, never the other way round: a
+ * further queue hands what it cannot send to a work item.
  */
 #include <linux/netpoll.h>
 #include "ipoib_cm.h"
@@ -83,45 +86,75 @@ static struct ipoib_neigh *sendq_neigh(struct ipoib_dev *priv,
 }
 
 /*
- * ndo_select_queue.  skb->data is at the pseudo header.  XPS's choice,
- * or the flow's hash, among all queues for what any queue can send; queue
- * 0 for the rest, and for netpoll, which sends with queue 0's state.
+ * ndo_select_queue.  skb->data is at the pseudo header.  In connected
+ * mode, the queue of the connection the packet goes on; otherwise XPS's
+ * choice, or the flow's hash, among all queues for what any queue can
+ * send.  Queue 0 for the rest, and for netpoll, which sends with queue
+ * 0's state.
  */
 u16 ipoib_select_queue(struct net_device *dev, struct sk_buff *skb,
 		       struct net_device *sb_dev)
 {
 	struct ipoib_dev *priv = ipoib_priv(dev);
-	bool any;
+	struct ipoib_neigh *neigh;
+	u16 q = 0;
 
 	if (dev->real_num_tx_queues == 1 || netpoll_tx_running(dev) ||
 	    skb->len < IPOIB_HARD_LEN)
 		return 0;
 	rcu_read_lock();
-	any = sendq_neigh(priv, skb->data);
+	if (ipoib_cm_active(priv)) {
+		neigh = ipoib_neigh_find(priv, skb->data);
+		if (neigh)
+			q = ipoib_cm_select_queue(neigh, skb);
+	} else if (sendq_neigh(priv, skb->data)) {
+		q = netdev_pick_tx(dev, skb, sb_dev);
+	}
 	rcu_read_unlock();
-	return any ? netdev_pick_tx(dev, skb, sb_dev) : 0;
+	return q < dev->real_num_tx_queues ? q : 0;
+}
+
+/* Datagram mode's unicast to a resolved neighbour; under RCU. */
+static bool sendq_ud(struct ipoib_dev *priv, unsigned int txq,
+		     struct sk_buff *skb)
+{
+	struct ipoib_neigh *neigh = sendq_neigh(priv, skb->data);
+	struct ipoib_ah *ah = neigh ? rcu_dereference(neigh->ah) : NULL;
+
+	if (unlikely(!ah))
+		return false;
+	ipoib_neigh_touch(neigh);
+	skb_pull(skb, IPOIB_PSEUDO_LEN);
+	ipoib_sendq_send(priv, txq, skb, ah, neigh->qpn);
+	return true;
+}
+
+/* A live connection of this queue; under RCU. */
+static bool sendq_cm(struct ipoib_dev *priv, unsigned int txq,
+		     struct sk_buff *skb)
+{
+	struct ipoib_neigh *neigh = ipoib_neigh_find(priv, skb->data);
+
+	return neigh && ipoib_cm_xmit_txq(priv, txq, neigh, skb);
 }
 
 /* On TX queue txq >= 1, whose lock we hold. */
 static void xmit_sendq(struct ipoib_dev *priv, unsigned int txq,
 		       struct sk_buff *skb)
 {
-	struct ipoib_neigh *neigh;
-	struct ipoib_ah *ah;
+	bool sent = false;
 
 	rcu_read_lock();
-	neigh = skb->len >= IPOIB_HARD_LEN ? sendq_neigh(priv, skb->data) :
-					     NULL;
-	ah = neigh ? rcu_dereference(neigh->ah) : NULL;
-	if (likely(ah)) {
-		ipoib_neigh_touch(neigh);
-		skb_pull(skb, IPOIB_PSEUDO_LEN);
-		ipoib_sendq_send(priv, txq, skb, ah, neigh->qpn);
-		rcu_read_unlock();
-		return;
-	}
+	if (likely(skb->len >= IPOIB_HARD_LEN))
+		sent = ipoib_cm_active(priv) ? sendq_cm(priv, txq, skb) :
+					       sendq_ud(priv, txq, skb);
 	rcu_read_unlock();
-	/* Gone since ndo_select_queue: queue 0's, from process context. */
+	if (likely(sent))
+		return;
+	/*
+	 * Gone or changed since ndo_select_queue: queue 0's, from process
+	 * context, as its lock may not be taken under this one.
+	 */
 	skb_queue_tail(&priv->staged, skb);
 	queue_work(system_wq, &priv->staged_task);
 }
