@@ -77,28 +77,11 @@ n=2000 size=1200
 q0=$(queue_packets 0)
 q1=$(queue_packets 1)
 v0=$(stat_of cm_tx_via_queue0)
-acks=()
-for h in 2 3; do
-	ip netns exec "h$h" udpbench ack 5320 >"/tmp/cmtss-ack.$h" 2>&1 &
-	acks+=($!)
-done
-for h in 2 3; do
-	wait_for 10 udp_bound "h$h" 5320 || fail "udpbench ack in h$h did not bind"
-done
-senders=()
-for h in 2 3; do
-	ip netns exec h1 taskset -c $((h - 2)) udpbench window "10.37.0.$h" 5320 \
-		"$n" "$size" 16 >"/tmp/cmtss-win.$h" 2>&1 &
-	senders+=($!)
-done
-for i in 0 1; do
-	wait "${senders[$i]}" || true
-	wait "${acks[$i]}" || true
-done
+pinned_udp_windows "$n" "$size" h1 "h2 10.37.0.2 5320" "h3 10.37.0.3 5320"
 cat "$dbg/cm"
 for h in 2 3; do
-	echo "to h$h: $(cat "/tmp/cmtss-win.$h"); at h$h: $(cat "/tmp/cmtss-ack.$h")"
-	assert_eq "$(cat "/tmp/cmtss-ack.$h")" "ack packets=$n bytes=$((n * size))" \
+	echo "to h$h: $(cat "/tmp/udpwin.$((h - 2))"); at h$h: $(cat "/tmp/udpack.$((h - 2))")"
+	assert_eq "$(cat "/tmp/udpack.$((h - 2))")" "ack packets=$n bytes=$((n * size))" \
 		"datagrams at h$h"
 done
 assert_eq "$(conn_txq 2)" 0 "TX queue of the connection to h2 (made from CPU 0)"

@@ -62,24 +62,7 @@ step "UDP from a sender pinned to each CPU: each queue carries its CPU's"
 n=2000 size=1200
 q0=$(queue_packets 0)
 q1=$(queue_packets 1)
-acks=()
-for i in 0 1; do
-	ip netns exec h2 udpbench ack $((5320 + i)) >"/tmp/tss-ack.$i" 2>&1 &
-	acks+=($!)
-done
-for i in 0 1; do
-	wait_for 10 udp_bound h2 $((5320 + i)) || fail "udpbench ack $i did not bind"
-done
-senders=()
-for i in 0 1; do
-	ip netns exec h1 taskset -c "$i" udpbench window 10.36.0.2 $((5320 + i)) \
-		"$n" "$size" 16 >"/tmp/tss-win.$i" 2>&1 &
-	senders+=($!)
-done
-for i in 0 1; do
-	wait "${senders[$i]}" || true
-	wait "${acks[$i]}" || true
-done
+pinned_udp_windows "$n" "$size" h1 "h2 10.36.0.2 5320" "h2 10.36.0.2 5321"
 # For reading a loss: where the fabric and the hosts dropped.
 for d in sib0 sib1; do
 	echo "$d: $(awk '$2 != 0 && /drop/ { printf "%s=%s ", $1, $2 }' "$SIB/$d/port1/counters")"
@@ -87,8 +70,8 @@ done
 # shellcheck disable=SC2016 # awk's $1, not the shell's
 ip netns exec h2 awk '$1 == "Udp:"' /proc/net/snmp
 for i in 0 1; do
-	echo "CPU $i: $(cat "/tmp/tss-win.$i"); in-tree host: $(cat "/tmp/tss-ack.$i")"
-	assert_eq "$(cat "/tmp/tss-ack.$i")" "ack packets=$n bytes=$((n * size))" \
+	echo "CPU $i: $(cat "/tmp/udpwin.$i"); in-tree host: $(cat "/tmp/udpack.$i")"
+	assert_eq "$(cat "/tmp/udpack.$i")" "ack packets=$n bytes=$((n * size))" \
 		"datagrams from CPU $i at the in-tree host"
 done
 d0=$(($(queue_packets 0) - q0))

@@ -94,6 +94,35 @@ iperf_listening() { ip netns exec "$1" ss -Hltn "sport = :$2" | grep -q .; }
 # udp_bound NS PORT: a socket in NS is bound to UDP port PORT.
 udp_bound() { ip netns exec "$1" ss -Hlun "sport = :$2" | grep -q .; }
 
+# pinned_udp_windows N SIZE FROM "NS ADDR PORT"...: for the I-th target,
+# `udpbench ack PORT` in NS, and from FROM a sender pinned to CPU I with
+# N datagrams of SIZE bytes, 16 unanswered at most (none lost to a full
+# ring: what does not arrive, the path lost).  Back once all are done;
+# target I's sender printed /tmp/udpwin.I, its receiver /tmp/udpack.I.
+pinned_udp_windows() {
+	local n=$1 size=$2 from=$3 i t ns addr port pids=()
+	shift 3
+	i=0
+	for t in "$@"; do
+		read -r ns addr port <<<"$t"
+		ip netns exec "$ns" udpbench ack "$port" >"/tmp/udpack.$i" 2>&1 &
+		pids+=($!)
+		wait_for 10 udp_bound "$ns" "$port" || fail "udpbench ack in $ns did not bind $port"
+		i=$((i + 1))
+	done
+	i=0
+	for t in "$@"; do
+		read -r ns addr port <<<"$t"
+		ip netns exec "$from" taskset -c "$i" udpbench window "$addr" "$port" \
+			"$n" "$size" 16 >"/tmp/udpwin.$i" 2>&1 &
+		pids+=($!)
+		i=$((i + 1))
+	done
+	for t in "${pids[@]}"; do
+		wait "$t" || true
+	done
+}
+
 # iperf_server_stop NS [PORT]: end the server iperf_server started.
 # A one-shot server may exit (and remove its pidfile) at any moment.
 iperf_server_stop() {
